@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <linux/ethtool.h>
+
+#include "util.h"
+
+/*
+ * ethtool generic netlink (kernel ≥ 5.7 for FEATURES and COALESCE) through
+ * libnl-genl. libnl's -NLE_* codes stop here: callers see negative errno, and
+ * the kernel's own errno and extack text when the kernel refused.
+ */
+typedef struct EthtoolNl EthtoolNl;
+
+typedef struct EthtoolError {
+        int error;        /* negative errno, 0 if none */
+        char message[160]; /* extack text from the kernel, "" if none */
+} EthtoolError;
+
+typedef struct EthtoolFeature {
+        char name[ETH_GSTRING_LEN];
+        bool changeable; /* in hw_features */
+        bool active;
+        bool wanted;
+} EthtoolFeature;
+
+typedef struct EthtoolFeatures {
+        EthtoolFeature *features;
+        size_t n;
+} EthtoolFeatures;
+
+void ethtool_features_done(EthtoolFeatures *f);
+const EthtoolFeature *ethtool_features_find(const EthtoolFeatures *f, const char *name);
+
+int ethtool_nl_new(EthtoolNl **ret);
+EthtoolNl *ethtool_nl_free(EthtoolNl *e);
+DEFINE_TRIVIAL_CLEANUP_FUNC(EthtoolNl *, ethtool_nl_free);
+
+int ethtool_nl_features_get(EthtoolNl *e, const char *ifname, EthtoolFeatures *ret, EthtoolError *err);
+/*
+ * Sets the named features. On success ret_refused lists the requested
+ * features the kernel left different from what was asked (fixed features,
+ * or TSO dropped without SG).
+ */
+int ethtool_nl_features_set(EthtoolNl *e, const char *ifname, const char *const *names, const bool *values,
+                            size_t n, EthtoolFeatures *ret_refused, EthtoolError *err);
+
+#define ETHTOOL_COALESCE_ATTR_MAX 64
+typedef struct EthtoolCoalesce {
+        uint32_t value[ETHTOOL_COALESCE_ATTR_MAX];
+        bool present[ETHTOOL_COALESCE_ATTR_MAX];
+} EthtoolCoalesce;
+
+int ethtool_nl_coalesce_get(EthtoolNl *e, const char *ifname, EthtoolCoalesce *ret, EthtoolError *err);
+int ethtool_nl_coalesce_set(EthtoolNl *e, const char *ifname, uint16_t attr, uint32_t value, EthtoolError *err);
+
+/* Reply parsers, exposed for unit tests and fuzzing: they take a whole generic netlink message. */
+int ethtool_nl_parse_features(const void *nlmsg, size_t len, EthtoolFeatures *ret);
+int ethtool_nl_parse_coalesce(const void *nlmsg, size_t len, EthtoolCoalesce *ret);

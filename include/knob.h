@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include "util.h"
+
+/*
+ * The one vocabulary of r8169-tuned (DESIGN §3). Names are the kernel's and
+ * ethtool's own, so a line from a bug report can be pasted into a config file.
+ */
+typedef enum KnobId {
+        KNOB_CLKPM,
+        KNOB_L0S_ASPM,
+        KNOB_L1_ASPM,
+        KNOB_L1_1_ASPM,
+        KNOB_L1_2_ASPM,
+        KNOB_L1_1_PCIPM,
+        KNOB_L1_2_PCIPM,
+        KNOB_TSO,
+        KNOB_SG,
+        KNOB_GSO,
+        KNOB_GRO,
+        KNOB_TX,
+        KNOB_RX,
+        KNOB_RX_USECS,
+        KNOB_RX_FRAMES,
+        KNOB_TX_USECS,
+        KNOB_TX_FRAMES,
+        KNOB_GRO_FLUSH_TIMEOUT,
+        KNOB_NAPI_DEFER_HARD_IRQS,
+        _KNOB_MAX,
+        _KNOB_INVALID = -EINVAL,
+} KnobId;
+
+typedef enum KnobBackend {
+        KNOB_BACKEND_LINK,     /* <sysfs>/bus/pci/devices/<BDF>/link/<name> */
+        KNOB_BACKEND_FEATURE,  /* ethtool netlink FEATURES, by name pattern */
+        KNOB_BACKEND_COALESCE, /* ethtool netlink COALESCE, one u32 attribute */
+        KNOB_BACKEND_NETDEV,   /* <sysfs>/class/net/<if>/<name> */
+        _KNOB_BACKEND_MAX,
+} KnobBackend;
+
+typedef enum KnobType {
+        KNOB_TYPE_BOOL, /* link: 0/1, features: off/on; accepts 0/1/on/off/yes/no/true/false */
+        KNOB_TYPE_UINT, /* decimal, 0..max */
+} KnobType;
+
+typedef struct Knob {
+        const char *name;
+        KnobBackend backend;
+        KnobType type;
+        uint64_t max;          /* KNOB_TYPE_UINT */
+        const char *pattern;   /* KNOB_BACKEND_FEATURE: fnmatch(3) pattern over kernel feature names */
+        uint16_t nl_attr;      /* KNOB_BACKEND_COALESCE: ETHTOOL_A_COALESCE_* */
+        const char *summary;
+} Knob;
+
+const Knob *knob_get(KnobId id);
+KnobId knob_from_name(const char *name);
+const char *knob_backend_to_string(KnobBackend b);
+/* Link-state knobs trade idle power for throughput; the profiles care. */
+bool knob_is_power(KnobId id);
+
+/* Parses a value as a user writes it; -EINVAL or -ERANGE on bad input. */
+int knob_parse_value(KnobId id, const char *s, uint64_t *ret);
+/* Canonical text: "0"/"1" for link states, "off"/"on" for features, decimal otherwise. */
+const char *knob_format_value(KnobId id, uint64_t v, char *buf, size_t size);
+#define KNOB_VALUE_MAX 24
+
+/* Why a knob has no current value. */
+typedef enum KnobStatus {
+        KNOB_STATUS_OK,
+        KNOB_STATUS_ABSENT,        /* the attribute or feature does not exist here */
+        KNOB_STATUS_UNSUPPORTED,   /* the driver refuses it (EOPNOTSUPP) */
+        KNOB_STATUS_NO_PERMISSION, /* EPERM/EACCES */
+        KNOB_STATUS_NO_INTERFACE,  /* no network interface bound, or it vanished */
+        KNOB_STATUS_ERROR,         /* anything else: see error and message */
+        _KNOB_STATUS_MAX,
+} KnobStatus;
+
+const char *knob_status_to_string(KnobStatus s);
+KnobStatus knob_status_from_errno(int error);
+
+/* What reading one knob of one NIC gave. */
+typedef struct KnobReading {
+        KnobStatus status;
+        int error;           /* negative errno when status != OK */
+        uint64_t value;      /* when status == OK */
+        bool partial;        /* features: some matching changeable features on, some off */
+        bool fixed;          /* features: none of the matching features can be changed */
+        char message[160];   /* the kernel's extack text, if any */
+} KnobReading;

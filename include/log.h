@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <syslog.h>
+
+#include "util.h"
+
+/* Where messages go: stderr for people, the journal (with structured fields) for the service. */
+typedef enum LogTarget {
+        LOG_TARGET_AUTO,    /* journal when stderr is connected to it, else stderr */
+        LOG_TARGET_STDERR,
+        LOG_TARGET_JOURNAL,
+} LogTarget;
+
+void log_set_max_level(int level);
+int log_get_max_level(void);
+int log_level_from_string(const char *s);
+const char *log_level_to_string(int level);
+void log_set_target(LogTarget t);
+void log_open(void);
+
+/* Structured extra fields, "KEY=value" strings, NULL-terminated; may be NULL. */
+int log_internal(int level, int error, const char *const *fields, const char *fmt, ...) _printf_(4, 5);
+
+#define log_full_errno(level, error, ...) log_internal((level), (error), NULL, __VA_ARGS__)
+#define log_full(level, ...) (void) log_internal((level), 0, NULL, __VA_ARGS__)
+#define log_debug(...) log_full(LOG_DEBUG, __VA_ARGS__)
+#define log_info(...) log_full(LOG_INFO, __VA_ARGS__)
+#define log_notice(...) log_full(LOG_NOTICE, __VA_ARGS__)
+#define log_warning(...) log_full(LOG_WARNING, __VA_ARGS__)
+#define log_error(...) log_full(LOG_ERR, __VA_ARGS__)
+/* These return -abs(error), so callers can "return log_error_errno(r, ...)". */
+#define log_debug_errno(e, ...) log_full_errno(LOG_DEBUG, (e), __VA_ARGS__)
+#define log_info_errno(e, ...) log_full_errno(LOG_INFO, (e), __VA_ARGS__)
+#define log_warning_errno(e, ...) log_full_errno(LOG_WARNING, (e), __VA_ARGS__)
+#define log_error_errno(e, ...) log_full_errno(LOG_ERR, (e), __VA_ARGS__)

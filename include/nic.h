@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <net/if.h>
+
+#include "chip.h"
+#include "sysroot.h"
+#include "util.h"
+
+#define NIC_MAX_IFNAMES 4
+#define PCI_SLOT_LEN 13 /* "0000:01:00.0" + NUL */
+
+typedef enum XidSource {
+        XID_SOURCE_NONE,
+        XID_SOURCE_REGS,       /* ETHTOOL_GREGS, TxConfig at 0x40 */
+        XID_SOURCE_KERNEL_LOG, /* r8169's probe line "…, XID 541, IRQ …" */
+        XID_SOURCE_MMIO,       /* the first memory BAR, TxConfig at 0x40 */
+        _XID_SOURCE_MAX,
+} XidSource;
+
+const char *xid_source_to_string(XidSource s);
+
+/* The PCIe link as config space describes it (for status and diagnose, never written). */
+typedef struct PciLink {
+        bool pcie;
+        uint8_t aspm_support;  /* LnkCap bits 11:10: 1 = L0s, 2 = L1 */
+        bool clkpm_capable;    /* LnkCap bit 18 */
+        uint8_t aspm_control;  /* LnkCtl bits 1:0 */
+        bool clkpm_enabled;    /* LnkCtl CLKREQ_EN */
+        bool l1ss;             /* L1 PM Substates capability present */
+        uint32_t l1ss_cap;
+        uint32_t l1ss_ctl1;
+} PciLink;
+
+/* A Realtek PCI function r8169 would drive, whatever is bound to it. */
+typedef struct Nic {
+        char slot[PCI_SLOT_LEN];
+        char upstream[PCI_SLOT_LEN]; /* the port above it, "" if none */
+        uint16_t vendor, device, subsys_vendor, subsys_device;
+        uint8_t revision;
+        char driver[64];             /* "" when no driver is bound */
+        char ifnames[NIC_MAX_IFNAMES][IFNAMSIZ];
+        size_t n_ifnames;
+        char perm_mac[18];           /* "" when unknown */
+        PciLink link;
+
+        uint16_t xid;                /* CHIP_XID_INVALID until identified */
+        XidSource xid_source;
+        const ChipInfo *chip;        /* NULL: unknown XID, or not identified */
+        char xid_notes[512];         /* why earlier sources did not answer */
+} Nic;
+
+typedef struct NicList {
+        Nic *nics;
+        size_t n;
+} NicList;
+
+void nic_list_done(NicList *l);
+static inline const char *nic_ifname(const Nic *n) { return n->n_ifnames > 0 ? n->ifnames[0] : NULL; }
+/* The NIC that owns an interface name, NULL if none. */
+Nic *nic_list_find_ifname(NicList *l, const char *ifname);
+
+/* Scans the PCI bus under the sysfs root with libpci. Never exits the process. */
+int nic_discover(const Sysroot *root, NicList *ret);
+
+typedef struct IdentifyContext {
+        const Sysroot *root;
+        const char *kernel_log; /* file with kernel messages; NULL: this boot's journal (live root only) */
+} IdentifyContext;
+
+/* Finds the XID from the first source that answers and looks the chip up. */
+void nic_identify(Nic *nic, const IdentifyContext *ctx);
+
+/* Pure parser of a kernel message line for this slot: the probe line or the "unknown chip XID" error. */
+int xid_parse_kernel_line(const char *line, const char *slot, uint16_t *ret);

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
+#define _unused_ __attribute__((unused))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _warn_unused_ __attribute__((warn_unused_result))
+
+/* Hand a pointer over to someone else: the cleanup of the old owner sees NULL. */
+#define TAKE_PTR(p) ({ typeof(p) _p = (p); (p) = NULL; _p; })
+#define TAKE_FD(fd) ({ int _fd = (fd); (fd) = -1; _fd; })
+
+static inline void freep(void *p) { free(*(void **) p); }
+static inline void closep(int *fd) {
+        if (*fd >= 0) {
+                int saved = errno;
+                close(*fd);
+                errno = saved;
+        }
+}
+static inline void fclosep(FILE **f) {
+        if (*f)
+                fclose(*f);
+}
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+#define _cleanup_fclose_ _cleanup_(fclosep)
+
+/* Declares a cleanup helper "name##p" for a type whose destructor accepts NULL. */
+#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func)                 \
+        static inline void func##p(type *p) {                   \
+                if (*p)                                         \
+                        func(*p);                               \
+        }
+
+static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
+static inline bool streq_ptr(const char *a, const char *b) {
+        if (!a || !b)
+                return a == b;
+        return streq(a, b);
+}
+static inline const char *strna(const char *s) { return s ? s : "n/a"; }
+static inline const char *yes_no(bool b) { return b ? "yes" : "no"; }
+
+/* Strict decimal parsers: no sign, no trailing garbage, no overflow. */
+int parse_u64(const char *s, uint64_t *ret);
+int parse_u64_base(const char *s, int base, uint64_t *ret);
+int parse_bool(const char *s, bool *ret);
+/* Removes trailing newline/whitespace in place. */
+char *strip_trailing(char *s);
+/* A bounded, validated copy: fails on over-long input. */
+int strscpy(char *dst, size_t size, const char *src);
+/* Valid network interface name as the kernel accepts it (dev_valid_name). */
+bool ifname_valid(const char *s);
+/* Valid PCI address "DDDD:BB:DD.F". */
+bool pci_slot_valid(const char *s);
+/* Escapes a string for a JSON document into a FILE. */
+void json_string(FILE *f, const char *s);

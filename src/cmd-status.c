@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "commands.h"
+#include "log.h"
+#include "report.h"
+
+int cmd_status(const Options *o) {
+        _cleanup_free_ NicStatus *s = NULL;
+        Context c;
+        int r;
+
+        r = context_open(&c, o);
+        if (r < 0) {
+                context_done(&c);
+                return 1;
+        }
+        s = calloc(c.nics.n ?: 1, sizeof(NicStatus));
+        if (!s) {
+                context_done(&c);
+                return 1;
+        }
+        for (size_t i = 0; i < c.nics.n; i++) {
+                s[i].nic = &c.nics.nics[i];
+                backend_read_all(&c.backend, s[i].nic, s[i].knobs);
+        }
+        if (o->json)
+                report_status_json(stdout, s, c.nics.n);
+        else if (c.nics.n == 0)
+                printf("No Realtek NIC found under %s.\n"
+                       "To see what r8169-tuned reports on a real Realtek machine, try a fixture:\n"
+                       "  tests/fixtures/mkfixture tests/fixtures/lenovo-8168h.fixture /tmp/fx\n"
+                       "  r8169-tuned --sysfs /tmp/fx/sys --kernel-log /tmp/fx/kernel.log status\n",
+                       o->sysfs);
+        else
+                report_status_text(stdout, s, c.nics.n);
+        context_done(&c);
+        return 0;
+}

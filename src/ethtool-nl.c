@@ -1,0 +1,478 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <fnmatch.h>
+#include <linux/ethtool_netlink.h>
+#include <linux/netlink.h>
+#include <netlink/attr.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+
+#include "ethtool-nl.h"
+#include "log.h"
+
+#ifndef NLM_F_CAPPED
+#define NLM_F_CAPPED 0x100
+#endif
+#ifndef NLM_F_ACK_TLVS
+#define NLM_F_ACK_TLVS 0x200
+#endif
+
+struct EthtoolNl {
+        struct nl_sock *sock;
+        int family;
+};
+
+typedef int (*reply_parser)(struct nlmsghdr *nlh, void *userdata);
+
+typedef struct Request {
+        bool done;
+        int error;
+        int parse_error;
+        EthtoolError *err;
+        reply_parser parse;
+        void *userdata;
+} Request;
+
+static int nle_to_errno(int nle) {
+        switch (nle < 0 ? -nle : nle) {
+        case 0: return 0;
+        case NLE_NOMEM: return -ENOMEM;
+        case NLE_PERM: return -EPERM;
+        case NLE_NODEV: return -ENODEV;
+        case NLE_OBJ_NOTFOUND: return -ENOENT;
+        case NLE_OPNOTSUPP: return -EOPNOTSUPP;
+        case NLE_INVAL: return -EINVAL;
+        case NLE_RANGE: return -ERANGE;
+        case NLE_AGAIN: return -EAGAIN;
+        case NLE_INTR: return -EINTR;
+        case NLE_BUSY: return -EBUSY;
+        case NLE_MSGSIZE: return -EMSGSIZE;
+        default: return -EIO;
+        }
+}
+
+void ethtool_features_done(EthtoolFeatures *f) {
+        free(f->features);
+        *f = (EthtoolFeatures) {};
+}
+
+const EthtoolFeature *ethtool_features_find(const EthtoolFeatures *f, const char *name) {
+        for (size_t i = 0; i < f->n; i++)
+                if (streq(f->features[i].name, name))
+                        return &f->features[i];
+        return NULL;
+}
+
+static EthtoolFeature *features_get_or_add(EthtoolFeatures *f, const char *name) {
+        EthtoolFeature *n;
+
+        for (size_t i = 0; i < f->n; i++)
+                if (streq(f->features[i].name, name))
+                        return &f->features[i];
+        if (f->n >= 1024)
+                return NULL;
+        n = reallocarray(f->features, f->n + 1, sizeof(*n));
+        if (!n)
+                return NULL;
+        f->features = n;
+        n = &f->features[f->n];
+        *n = (EthtoolFeature) {};
+        if (strscpy(n->name, sizeof(n->name), name) < 0)
+                return NULL;
+        f->n++;
+        return n;
+}
+
+/* The three flags of a feature a bitset can speak for. */
+enum { FEATURE_CHANGEABLE, FEATURE_ACTIVE, FEATURE_WANTED };
+
+static void feature_set_flag(EthtoolFeature *f, int which, bool v) {
+        if (which == FEATURE_CHANGEABLE)
+                f->changeable = v;
+        else if (which == FEATURE_ACTIVE)
+                f->active = v;
+        else
+                f->wanted = v;
+}
+
+/*
+ * A verbose bitset: with a mask (no NOMASK), every listed bit is known and
+ * VALUE says on/off; as a list (NOMASK), the listed bits are the ones on.
+ * We never ask for compact bitsets, so names always come along.
+ */
+static int parse_bitset(struct nlattr *attr, EthtoolFeatures *f, int which) {
+        static struct nla_policy bitset_policy[ETHTOOL_A_BITSET_MAX + 1] = {
+                [ETHTOOL_A_BITSET_NOMASK] = { .type = NLA_FLAG },
+                [ETHTOOL_A_BITSET_SIZE] = { .type = NLA_U32 },
+                [ETHTOOL_A_BITSET_BITS] = { .type = NLA_NESTED },
+        };
+        static struct nla_policy bit_policy[ETHTOOL_A_BITSET_BIT_MAX + 1] = {
+                [ETHTOOL_A_BITSET_BIT_INDEX] = { .type = NLA_U32 },
+                [ETHTOOL_A_BITSET_BIT_NAME] = { .type = NLA_NUL_STRING, .maxlen = ETH_GSTRING_LEN },
+                [ETHTOOL_A_BITSET_BIT_VALUE] = { .type = NLA_FLAG },
+        };
+        struct nlattr *tb[ETHTOOL_A_BITSET_MAX + 1], *bit;
+        bool list;
+        int rem;
+
+        if (nla_parse_nested(tb, ETHTOOL_A_BITSET_MAX, attr, bitset_policy) < 0)
+                return -EBADMSG;
+        if (!tb[ETHTOOL_A_BITSET_BITS])
+                return tb[ETHTOOL_A_BITSET_VALUE] ? -EPROTO : 0; /* compact: not asked for */
+        list = tb[ETHTOOL_A_BITSET_NOMASK];
+
+        nla_for_each_nested(bit, tb[ETHTOOL_A_BITSET_BITS], rem) {
+                struct nlattr *bt[ETHTOOL_A_BITSET_BIT_MAX + 1];
+                EthtoolFeature *feat;
+
+                if (nla_type(bit) != ETHTOOL_A_BITSET_BITS_BIT)
+                        continue;
+                if (nla_parse_nested(bt, ETHTOOL_A_BITSET_BIT_MAX, bit, bit_policy) < 0)
+                        return -EBADMSG;
+                if (!bt[ETHTOOL_A_BITSET_BIT_NAME])
+                        return -EBADMSG;
+                feat = features_get_or_add(f, nla_get_string(bt[ETHTOOL_A_BITSET_BIT_NAME]));
+                if (!feat)
+                        return -ENOMEM;
+                feature_set_flag(feat, which, list || bt[ETHTOOL_A_BITSET_BIT_VALUE]);
+        }
+        return 0;
+}
+
+static int genl_attrs(struct nlmsghdr *nlh, struct nlattr **tb, int max, struct nla_policy *policy) {
+        if (!genlmsg_valid_hdr(nlh, 0))
+                return -EBADMSG;
+        if (genlmsg_parse(nlh, 0, tb, max, policy) < 0)
+                return -EBADMSG;
+        return 0;
+}
+
+static int features_parse_nlh(struct nlmsghdr *nlh, void *userdata) {
+        static struct nla_policy policy[ETHTOOL_A_FEATURES_MAX + 1] = {
+                [ETHTOOL_A_FEATURES_HEADER] = { .type = NLA_NESTED },
+                [ETHTOOL_A_FEATURES_HW] = { .type = NLA_NESTED },
+                [ETHTOOL_A_FEATURES_WANTED] = { .type = NLA_NESTED },
+                [ETHTOOL_A_FEATURES_ACTIVE] = { .type = NLA_NESTED },
+                [ETHTOOL_A_FEATURES_NOCHANGE] = { .type = NLA_NESTED },
+        };
+        static const struct {
+                int attr, which;
+        } sets[] = {
+                { ETHTOOL_A_FEATURES_HW, FEATURE_CHANGEABLE },
+                { ETHTOOL_A_FEATURES_ACTIVE, FEATURE_ACTIVE },
+                { ETHTOOL_A_FEATURES_WANTED, FEATURE_WANTED },
+        };
+        struct nlattr *tb[ETHTOOL_A_FEATURES_MAX + 1];
+        EthtoolFeatures *f = userdata;
+        int r;
+
+        r = genl_attrs(nlh, tb, ETHTOOL_A_FEATURES_MAX, policy);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < ELEMENTSOF(sets); i++) {
+                if (!tb[sets[i].attr])
+                        continue;
+                r = parse_bitset(tb[sets[i].attr], f, sets[i].which);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* A SET reply's WANTED lists exactly the requested bits the kernel did not apply. */
+static int features_set_reply_parse_nlh(struct nlmsghdr *nlh, void *userdata) {
+        struct nlattr *tb[ETHTOOL_A_FEATURES_MAX + 1];
+        int r;
+
+        r = genl_attrs(nlh, tb, ETHTOOL_A_FEATURES_MAX, NULL);
+        if (r < 0)
+                return r;
+        if (!tb[ETHTOOL_A_FEATURES_WANTED])
+                return 0;
+        return parse_bitset(tb[ETHTOOL_A_FEATURES_WANTED], userdata, FEATURE_ACTIVE);
+}
+
+static int coalesce_parse_nlh(struct nlmsghdr *nlh, void *userdata) {
+        struct nlattr *tb[ETHTOOL_COALESCE_ATTR_MAX];
+        EthtoolCoalesce *c = userdata;
+        int max = ETHTOOL_COALESCE_ATTR_MAX - 1;
+        int r;
+
+        r = genl_attrs(nlh, tb, max, NULL);
+        if (r < 0)
+                return r;
+        for (int i = ETHTOOL_A_COALESCE_HEADER + 1; i <= max; i++) {
+                if (!tb[i] || nla_len(tb[i]) != sizeof(uint32_t))
+                        continue; /* flags (u8) and nests are not knobs */
+                c->value[i] = nla_get_u32(tb[i]);
+                c->present[i] = true;
+        }
+        return 0;
+}
+
+/* Validates a raw buffer as one netlink message before the parsers see it. */
+static struct nlmsghdr *raw_message(const void *buf, size_t len) {
+        const struct nlmsghdr *nlh = buf;
+
+        if (len < NLMSG_HDRLEN || len > INT32_MAX || nlh->nlmsg_len < NLMSG_HDRLEN || nlh->nlmsg_len > len)
+                return NULL;
+        return (struct nlmsghdr *) nlh;
+}
+
+int ethtool_nl_parse_features(const void *buf, size_t len, EthtoolFeatures *ret) {
+        EthtoolFeatures f = {};
+        struct nlmsghdr *nlh = raw_message(buf, len);
+        int r;
+
+        if (!nlh)
+                return -EBADMSG;
+        r = features_parse_nlh(nlh, &f);
+        if (r < 0) {
+                ethtool_features_done(&f);
+                return r;
+        }
+        *ret = f;
+        return 0;
+}
+
+int ethtool_nl_parse_coalesce(const void *buf, size_t len, EthtoolCoalesce *ret) {
+        EthtoolCoalesce c = {};
+        struct nlmsghdr *nlh = raw_message(buf, len);
+        int r;
+
+        if (!nlh)
+                return -EBADMSG;
+        r = coalesce_parse_nlh(nlh, &c);
+        if (r < 0)
+                return r;
+        *ret = c;
+        return 0;
+}
+
+static int on_valid(struct nl_msg *msg, void *arg) {
+        Request *req = arg;
+        int r;
+
+        if (!req->parse || req->parse_error < 0)
+                return NL_OK;
+        r = req->parse(nlmsg_hdr(msg), req->userdata);
+        if (r < 0)
+                req->parse_error = r;
+        return NL_OK;
+}
+
+/* The kernel's errno and, with NETLINK_EXT_ACK, its explanation. */
+static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg) {
+        Request *req = arg;
+        struct nlmsghdr *nlh = (struct nlmsghdr *) ((uint8_t *) e - NLMSG_HDRLEN);
+        size_t off, len;
+
+        req->error = e->error < 0 ? e->error : -EIO;
+        req->done = true;
+        if (!req->err)
+                return NL_STOP;
+        req->err->error = req->error;
+        if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+                return NL_STOP;
+        off = sizeof(*e);
+        if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+                off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+        if (nlh->nlmsg_len < NLMSG_HDRLEN + off)
+                return NL_STOP;
+        len = nlh->nlmsg_len - NLMSG_HDRLEN - off;
+        for (struct nlattr *a = (struct nlattr *) ((uint8_t *) e + off); nla_ok(a, (int) len);
+             a = nla_next(a, (int *) &len))
+                if (nla_type(a) == NLMSGERR_ATTR_MSG && nla_len(a) > 0) {
+                        size_t n = strnlen(nla_data(a), (size_t) nla_len(a));
+                        if (n >= sizeof(req->err->message))
+                                n = sizeof(req->err->message) - 1;
+                        memcpy(req->err->message, nla_data(a), n);
+                        req->err->message[n] = '\0';
+                        break;
+                }
+        return NL_STOP;
+}
+
+static int on_ack(struct nl_msg *msg, void *arg) {
+        ((Request *) arg)->done = true;
+        return NL_STOP;
+}
+
+int ethtool_nl_new(EthtoolNl **ret) {
+        _cleanup_(ethtool_nl_freep) EthtoolNl *e = NULL;
+        int one = 1, r;
+
+        e = calloc(1, sizeof(*e));
+        if (!e)
+                return -ENOMEM;
+        e->sock = nl_socket_alloc();
+        if (!e->sock)
+                return -ENOMEM;
+        r = genl_connect(e->sock);
+        if (r < 0)
+                return nle_to_errno(r);
+        /* Best effort: without them we only lose the explanation, not the errno. */
+        (void) setsockopt(nl_socket_get_fd(e->sock), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+        (void) setsockopt(nl_socket_get_fd(e->sock), SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+        e->family = genl_ctrl_resolve(e->sock, ETHTOOL_GENL_NAME);
+        if (e->family < 0)
+                return -EOPNOTSUPP; /* kernel before 5.6, or CONFIG_ETHTOOL_NETLINK=n */
+        *ret = TAKE_PTR(e);
+        return 0;
+}
+
+EthtoolNl *ethtool_nl_free(EthtoolNl *e) {
+        if (!e)
+                return NULL;
+        nl_socket_free(e->sock);
+        free(e);
+        return NULL;
+}
+
+static struct nl_msg *request_new(EthtoolNl *e, uint8_t cmd, uint16_t header_attr, const char *ifname) {
+        struct nl_msg *m = nlmsg_alloc();
+        struct nlattr *h;
+
+        if (!m)
+                return NULL;
+        if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, e->family, 0, NLM_F_REQUEST, cmd, ETHTOOL_GENL_VERSION))
+                goto fail;
+        h = nla_nest_start(m, header_attr);
+        if (!h || nla_put_string(m, ETHTOOL_A_HEADER_DEV_NAME, ifname) < 0)
+                goto fail;
+        nla_nest_end(m, h);
+        return m;
+fail:
+        nlmsg_free(m);
+        return NULL;
+}
+
+static int transact(EthtoolNl *e, struct nl_msg *m, reply_parser parse, void *userdata, EthtoolError *err) {
+        Request req = { .err = err, .parse = parse, .userdata = userdata };
+        struct nl_cb *cb;
+        int r;
+
+        if (err)
+                *err = (EthtoolError) {};
+        cb = nl_cb_alloc(NL_CB_CUSTOM);
+        if (!cb) {
+                nlmsg_free(m);
+                return -ENOMEM;
+        }
+        nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &req);
+        nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &req);
+        nl_cb_err(cb, NL_CB_CUSTOM, on_error, &req);
+
+        r = nl_send_auto(e->sock, m);
+        nlmsg_free(m);
+        if (r < 0) {
+                nl_cb_put(cb);
+                return nle_to_errno(r);
+        }
+        while (!req.done) {
+                r = nl_recvmsgs(e->sock, cb);
+                if (r < 0 && !req.done) {
+                        req.error = nle_to_errno(r);
+                        break;
+                }
+        }
+        nl_cb_put(cb);
+        if (req.error < 0) {
+                if (err && err->error == 0)
+                        err->error = req.error;
+                return req.error;
+        }
+        return req.parse_error;
+}
+
+int ethtool_nl_features_get(EthtoolNl *e, const char *ifname, EthtoolFeatures *ret, EthtoolError *err) {
+        EthtoolFeatures f = {};
+        struct nl_msg *m;
+        int r;
+
+        m = request_new(e, ETHTOOL_MSG_FEATURES_GET, ETHTOOL_A_FEATURES_HEADER, ifname);
+        if (!m)
+                return -ENOMEM;
+        r = transact(e, m, features_parse_nlh, &f, err);
+        if (r < 0) {
+                ethtool_features_done(&f);
+                return r;
+        }
+        *ret = f;
+        return 0;
+}
+
+int ethtool_nl_features_set(EthtoolNl *e, const char *ifname, const char *const *names, const bool *values,
+                            size_t n, EthtoolFeatures *ret_refused, EthtoolError *err) {
+        EthtoolFeatures refused = {};
+        struct nlattr *wanted, *bits;
+        struct nl_msg *m;
+        int r;
+
+        m = request_new(e, ETHTOOL_MSG_FEATURES_SET, ETHTOOL_A_FEATURES_HEADER, ifname);
+        if (!m)
+                return -ENOMEM;
+        /* Verbose bitset by name, with a mask: only the listed bits change. */
+        wanted = nla_nest_start(m, ETHTOOL_A_FEATURES_WANTED);
+        bits = wanted ? nla_nest_start(m, ETHTOOL_A_BITSET_BITS) : NULL;
+        if (!bits)
+                goto nomem;
+        for (size_t i = 0; i < n; i++) {
+                struct nlattr *bit = nla_nest_start(m, ETHTOOL_A_BITSET_BITS_BIT);
+                if (!bit || nla_put_string(m, ETHTOOL_A_BITSET_BIT_NAME, names[i]) < 0)
+                        goto nomem;
+                if (values[i] && nla_put_flag(m, ETHTOOL_A_BITSET_BIT_VALUE) < 0)
+                        goto nomem;
+                nla_nest_end(m, bit);
+        }
+        nla_nest_end(m, bits);
+        nla_nest_end(m, wanted);
+
+        r = transact(e, m, features_set_reply_parse_nlh, &refused, err);
+        if (r < 0) {
+                ethtool_features_done(&refused);
+                return r;
+        }
+        /* parse_bitset recorded the resulting state as "active"; remember what was asked. */
+        for (size_t i = 0; i < refused.n; i++)
+                for (size_t j = 0; j < n; j++)
+                        if (streq(refused.features[i].name, names[j]))
+                                refused.features[i].wanted = values[j];
+        if (ret_refused)
+                *ret_refused = refused;
+        else
+                ethtool_features_done(&refused);
+        return 0;
+nomem:
+        nlmsg_free(m);
+        return -ENOMEM;
+}
+
+int ethtool_nl_coalesce_get(EthtoolNl *e, const char *ifname, EthtoolCoalesce *ret, EthtoolError *err) {
+        EthtoolCoalesce c = {};
+        struct nl_msg *m;
+        int r;
+
+        m = request_new(e, ETHTOOL_MSG_COALESCE_GET, ETHTOOL_A_COALESCE_HEADER, ifname);
+        if (!m)
+                return -ENOMEM;
+        r = transact(e, m, coalesce_parse_nlh, &c, err);
+        if (r < 0)
+                return r;
+        *ret = c;
+        return 0;
+}
+
+int ethtool_nl_coalesce_set(EthtoolNl *e, const char *ifname, uint16_t attr, uint32_t value, EthtoolError *err) {
+        struct nl_msg *m;
+
+        m = request_new(e, ETHTOOL_MSG_COALESCE_SET, ETHTOOL_A_COALESCE_HEADER, ifname);
+        if (!m)
+                return -ENOMEM;
+        if (nla_put_u32(m, attr, value) < 0) {
+                nlmsg_free(m);
+                return -ENOMEM;
+        }
+        return transact(e, m, NULL, NULL, err);
+}

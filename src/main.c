@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <getopt.h>
+
+#include "commands.h"
+#include "log.h"
+
+static void help(void) {
+        printf("Usage: r8169-tuned [OPTIONS] COMMAND [ARGS]\n\n"
+               "Finds Realtek NICs, identifies the chip and tunes the knobs it needs.\n\n"
+               "Commands:\n"
+               "  status            Realtek NICs, their chip and the current value of every knob\n"
+               "\nOptions:\n"
+               "  -h --help             Show this help\n"
+               "     --version          Show the version\n"
+               "     --json             Machine-readable output\n"
+               "     --sysfs DIR        Use DIR instead of /sys (a fixture tree)\n"
+               "     --kernel-log FILE  Read kernel messages from FILE, not this boot's journal\n"
+               "     --log-level LEVEL  err, warning, notice, info, debug\n");
+}
+
+static const struct {
+        const char *name;
+        int (*run)(const Options *o);
+} commands[] = {
+        { "status", cmd_status },
+};
+
+int main(int argc, char *argv[]) {
+        enum { ARG_VERSION = 0x100, ARG_JSON, ARG_SYSFS, ARG_KERNEL_LOG, ARG_LOG_LEVEL };
+        static const struct option options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "json", no_argument, NULL, ARG_JSON },
+                { "sysfs", required_argument, NULL, ARG_SYSFS },
+                { "kernel-log", required_argument, NULL, ARG_KERNEL_LOG },
+                { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+                {}
+        };
+        Options o = { .sysfs = "/sys", .state_dir = "/run/r8169-tuned" };
+        const char *cmd;
+        int c, level;
+
+        log_open();
+        while ((c = getopt_long(argc, argv, "+h", options, NULL)) >= 0) {
+                switch (c) {
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("r8169-tuned %s\n", R8T_VERSION);
+                        return 0;
+                case ARG_JSON:
+                        o.json = true;
+                        break;
+                case ARG_SYSFS:
+                        o.sysfs = optarg;
+                        break;
+                case ARG_KERNEL_LOG:
+                        o.kernel_log = optarg;
+                        break;
+                case ARG_LOG_LEVEL:
+                        level = log_level_from_string(optarg);
+                        if (level < 0) {
+                                log_error("Unknown log level \"%s\".", optarg);
+                                return 2;
+                        }
+                        log_set_max_level(level);
+                        break;
+                default:
+                        return 2;
+                }
+        }
+        cmd = optind < argc ? argv[optind] : "status";
+        o.args = argv + optind + (optind < argc);
+        o.n_args = argc - optind - (optind < argc);
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+                if (streq(cmd, commands[i].name))
+                        return commands[i].run(&o);
+        log_error("Unknown command \"%s\". See r8169-tuned --help.", cmd);
+        return 2;
+}

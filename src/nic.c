@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <dirent.h>
+#include <fcntl.h>
+#include <pci/pci.h>
+#include <setjmp.h>
+#include <stdarg.h>
+
+#include "log.h"
+#include "nic.h"
+
+/*
+ * libpci's error callback must not return (it would continue with garbage)
+ * and by default calls exit(1): a daemon cannot allow either. We jump back to
+ * nic_discover() instead. libpci is used from one place, without threads.
+ */
+static jmp_buf pci_error_jmp;
+static char pci_error_msg[256];
+
+static void _printf_(1, 2) __attribute__((noreturn)) pci_on_error(char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(pci_error_msg, sizeof(pci_error_msg), fmt, ap);
+        va_end(ap);
+        longjmp(pci_error_jmp, 1);
+}
+
+static void _printf_(1, 2) pci_on_warning(char *fmt, ...) {
+        char buf[256];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof(buf), fmt, ap);
+        va_end(ap);
+        log_debug("libpci: %s", buf);
+}
+
+static void _printf_(1, 2) pci_on_debug(char *fmt, ...) {}
+
+void nic_list_done(NicList *l) {
+        free(l->nics);
+        *l = (NicList) {};
+}
+
+Nic *nic_list_find_ifname(NicList *l, const char *ifname) {
+        for (size_t i = 0; i < l->n; i++)
+                for (size_t j = 0; j < l->nics[i].n_ifnames; j++)
+                        if (streq(l->nics[i].ifnames[j], ifname))
+                                return &l->nics[i];
+        return NULL;
+}
+
+static void read_link_caps(struct pci_dev *d, PciLink *link) {
+        struct pci_cap *cap;
+
+        cap = pci_find_cap(d, PCI_CAP_ID_EXP, PCI_CAP_NORMAL);
+        if (cap) {
+                uint32_t lnkcap = pci_read_long(d, cap->addr + PCI_EXP_LNKCAP);
+                uint16_t lnkctl = pci_read_word(d, cap->addr + PCI_EXP_LNKCTL);
+                link->pcie = true;
+                link->aspm_support = (uint8_t) ((lnkcap & PCI_EXP_LNKCAP_ASPM) >> 10);
+                link->clkpm_capable = lnkcap & PCI_EXP_LNKCAP_CLOCKPM;
+                link->aspm_control = lnkctl & PCI_EXP_LNKCTL_ASPM;
+                link->clkpm_enabled = lnkctl & PCI_EXP_LNKCTL_CLOCKPM;
+        }
+        cap = pci_find_cap(d, PCI_EXT_CAP_ID_L1PM, PCI_CAP_EXTENDED);
+        if (cap) {
+                link->l1ss = true;
+                link->l1ss_cap = pci_read_long(d, cap->addr + PCI_L1PM_SUBSTAT_CAP);
+                link->l1ss_ctl1 = pci_read_long(d, cap->addr + PCI_L1PM_SUBSTAT_CTL1);
+        }
+}
+
+/* "../../../devices/pci0000:00/0000:00:1c.0/0000:01:00.0": the port is the parent component. */
+static void read_upstream(const Sysroot *root, Nic *n) {
+        char dir[64], target[4096];
+        _cleanup_close_ int dfd = -1;
+        ssize_t k;
+        char *last, *prev;
+
+        dfd = sysroot_open_dir(root, "bus/pci/devices");
+        if (dfd < 0)
+                return;
+        k = readlinkat(dfd, n->slot, target, sizeof(target) - 1);
+        if (k < 0)
+                return;
+        target[k] = '\0';
+        last = strrchr(target, '/');
+        if (!last)
+                return;
+        *last = '\0';
+        prev = strrchr(target, '/');
+        prev = prev ? prev + 1 : target;
+        if (strscpy(dir, sizeof(dir), prev) >= 0 && pci_slot_valid(dir))
+                memcpy(n->upstream, dir, PCI_SLOT_LEN);
+}
+
+static void read_ifnames(const Sysroot *root, Nic *n) {
+        char dir[64];
+        DIR *d;
+        int fd;
+
+        snprintf(dir, sizeof(dir), "bus/pci/devices/%s/net", n->slot);
+        fd = sysroot_open_dir(root, dir);
+        if (fd < 0)
+                return;
+        d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return;
+        }
+        for (struct dirent *de; (de = readdir(d));) {
+                if (de->d_name[0] == '.' || !ifname_valid(de->d_name))
+                        continue;
+                if (n->n_ifnames >= NIC_MAX_IFNAMES)
+                        break;
+                memcpy(n->ifnames[n->n_ifnames++], de->d_name, strlen(de->d_name) + 1);
+        }
+        closedir(d);
+        /* readdir order is arbitrary; make output stable. */
+        qsort(n->ifnames, n->n_ifnames, IFNAMSIZ, (int (*)(const void *, const void *)) strcmp);
+}
+
+/* The permanent address: sysfs "address" when the kernel says it is the permanent one. */
+static void read_perm_mac(const Sysroot *root, Nic *n) {
+        char dir[64], addr[64];
+        uint64_t assign = 0;
+
+        if (n->n_ifnames == 0)
+                return;
+        snprintf(dir, sizeof(dir), "class/net/%s", n->ifnames[0]);
+        if (sysroot_read_u64(root, dir, "addr_assign_type", &assign) < 0 || assign != 0)
+                return; /* NET_ADDR_PERM is 0; a random or set address is not an identity */
+        if (sysroot_read(root, dir, "address", addr, sizeof(addr)) < 0 || strlen(addr) != 17)
+                return;
+        memcpy(n->perm_mac, addr, 18);
+}
+
+static int nic_from_pci(const Sysroot *root, struct pci_dev *d, Nic *n) {
+        char *driver;
+
+        *n = (Nic) { .xid = CHIP_XID_INVALID };
+        snprintf(n->slot, sizeof(n->slot), "%04x:%02x:%02x.%x", (unsigned) d->domain & 0xffffu, d->bus,
+                 d->dev & 0x1fu, d->func & 0x7u);
+        n->vendor = d->vendor_id;
+        n->device = d->device_id;
+        pci_fill_info(d, PCI_FILL_SUBSYS | PCI_FILL_CLASS_EXT | PCI_FILL_CAPS | PCI_FILL_EXT_CAPS | PCI_FILL_DRIVER);
+        n->subsys_vendor = d->subsys_vendor_id;
+        n->subsys_device = d->subsys_id;
+        n->revision = d->rev_id;
+        driver = pci_get_string_property(d, PCI_FILL_DRIVER);
+        if (driver)
+                snprintf(n->driver, sizeof(n->driver), "%s", driver);
+        read_link_caps(d, &n->link);
+        read_upstream(root, n);
+        read_ifnames(root, n);
+        read_perm_mac(root, n);
+        return 0;
+}
+
+static int slot_cmp(const void *a, const void *b) {
+        return strcmp(((const Nic *) a)->slot, ((const Nic *) b)->slot);
+}
+
+int nic_discover(const Sysroot *root, NicList *ret) {
+        /* volatile: these change between setjmp and a possible longjmp. */
+        struct pci_access *volatile pacc = NULL;
+        NicList *volatile list;
+        NicList l = {};
+        char path[4096];
+
+        list = &l;
+        snprintf(path, sizeof(path), "%s/bus/pci", sysroot_path(root));
+
+        if (setjmp(pci_error_jmp)) {
+                log_error("libpci: %s", pci_error_msg);
+                if (pacc)
+                        pci_cleanup(pacc);
+                nic_list_done(list);
+                return -EIO;
+        }
+
+        pacc = pci_alloc();
+        pacc->error = pci_on_error;
+        pacc->warning = pci_on_warning;
+        pacc->debug = pci_on_debug;
+        pacc->method = PCI_ACCESS_SYS_BUS_PCI;
+        if (pci_set_param(pacc, "sysfs.path", path) < 0) {
+                pci_cleanup(pacc);
+                return -EINVAL;
+        }
+        pci_init(pacc);
+        pci_scan_bus(pacc);
+
+        for (struct pci_dev *d = pacc->devices; d; d = d->next) {
+                Nic *nics;
+
+                pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_SUBSYS);
+                if (!chip_pci_id_known(d->vendor_id, d->device_id, d->subsys_vendor_id, d->subsys_id))
+                        continue;
+                nics = reallocarray(list->nics, list->n + 1, sizeof(Nic));
+                if (!nics) {
+                        pci_cleanup(pacc);
+                        nic_list_done(list);
+                        return -ENOMEM;
+                }
+                list->nics = nics;
+                nic_from_pci(root, d, &list->nics[list->n++]);
+        }
+        pci_cleanup(pacc);
+        if (l.n > 1)
+                qsort(l.nics, l.n, sizeof(Nic), slot_cmp);
+        *ret = l;
+        return 0;
+}

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+
+#include "sysroot.h"
+
+struct Sysroot {
+        char *path;
+        int fd;
+        bool live;
+};
+
+/* Attributes read anywhere under the root. */
+static const char *const readable[] = {
+        "vendor", "device", "subsystem_vendor", "subsystem_device", "revision", "class",
+        "resource", "resource[0-9]", "address", "addr_assign_type", "ifindex", "carrier",
+        "operstate", "flags", "type", "online", "scope", "status", "uevent",
+        "sys_vendor", "product_name", "product_version", "board_vendor", "board_name", "bios_version",
+        "policy",
+};
+/* The only attributes r8169-tuned ever writes: the knobs (DESIGN §3). */
+static const char *const writable[] = {
+        "clkpm", "l0s_aspm", "l1_aspm", "l1_1_aspm", "l1_2_aspm", "l1_1_pcipm", "l1_2_pcipm",
+        "gro_flush_timeout", "napi_defer_hard_irqs",
+};
+
+bool sysroot_attr_allowed(const char *attr, bool write) {
+        for (size_t i = 0; i < ELEMENTSOF(writable); i++)
+                if (streq(attr, writable[i]))
+                        return true;
+        if (write)
+                return false;
+        for (size_t i = 0; i < ELEMENTSOF(readable); i++)
+                if (fnmatch(readable[i], attr, 0) == 0)
+                        return true;
+        return false;
+}
+
+int sysroot_new(const char *path, Sysroot **ret) {
+        _cleanup_(sysroot_freep) Sysroot *s = NULL;
+
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->fd = -1;
+        s->path = strdup(path);
+        if (!s->path)
+                return -ENOMEM;
+        s->fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (s->fd < 0)
+                return -errno;
+        s->live = streq(path, "/sys") || streq(path, "/sys/");
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+Sysroot *sysroot_free(Sysroot *s) {
+        if (!s)
+                return NULL;
+        closep(&s->fd);
+        free(s->path);
+        free(s);
+        return NULL;
+}
+
+const char *sysroot_path(const Sysroot *s) { return s->path; }
+bool sysroot_is_live(const Sysroot *s) { return s->live; }
+
+/* A relative path of plain components: no "..", no empty or absolute parts. */
+static bool relpath_valid(const char *p) {
+        const char *c = p;
+
+        if (!p || *p == '/' || strlen(p) >= 4096)
+                return false;
+        while (*c) {
+                const char *e = strchrnul(c, '/');
+                size_t n = (size_t) (e - c);
+                if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+                        return false;
+                c = *e ? e + 1 : e;
+        }
+        return true;
+}
+
+/*
+ * Resolves dir inside the root as if the root were "/" (symlinks in sysfs are
+ * relative, fixtures may use absolute ones), so nothing escapes the root.
+ */
+static int open_in_root(const Sysroot *s, const char *path, int flags) {
+        struct open_how how = {
+                .flags = (uint64_t) (flags | O_CLOEXEC),
+                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+        };
+        int fd;
+
+        fd = (int) syscall(SYS_openat2, s->fd, path, &how, sizeof(how));
+        if (fd >= 0)
+                return fd;
+        if (errno != ENOSYS)
+                return -errno;
+        fd = openat(s->fd, path, flags | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
+int sysroot_open_dir(const Sysroot *s, const char *dir) {
+        if (!relpath_valid(dir))
+                return -EINVAL;
+        return open_in_root(s, dir, O_RDONLY | O_DIRECTORY);
+}
+
+static int open_attr(const Sysroot *s, const char *dir, const char *attr, int flags, bool write) {
+        _cleanup_close_ int dfd = -1;
+        int fd;
+
+        if (!relpath_valid(dir) || !attr || strchr(attr, '/') || !sysroot_attr_allowed(attr, write))
+                return -EPERM;
+        dfd = open_in_root(s, dir, O_PATH | O_DIRECTORY);
+        if (dfd < 0)
+                return dfd;
+        fd = openat(dfd, attr, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+        return fd < 0 ? -errno : fd;
+}
+
+int sysroot_open_attr(const Sysroot *s, const char *dir, const char *attr) {
+        return open_attr(s, dir, attr, O_RDONLY, false);
+}
+
+int sysroot_read(const Sysroot *s, const char *dir, const char *attr, char *buf, size_t size) {
+        _cleanup_close_ int fd = -1;
+        size_t n = 0;
+
+        if (size < 2)
+                return -EINVAL;
+        fd = open_attr(s, dir, attr, O_RDONLY, false);
+        if (fd < 0)
+                return fd;
+        /* One more byte than fits tells us the attribute is longer than expected. */
+        for (;;) {
+                ssize_t k = read(fd, buf + n, size - n);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (k == 0)
+                        break;
+                n += (size_t) k;
+                if (n >= size)
+                        return -EFBIG;
+        }
+        buf[n] = '\0';
+        if (strlen(buf) != n)
+                return -EBADMSG; /* embedded NUL */
+        strip_trailing(buf);
+        return 0;
+}
+
+int sysroot_read_u64(const Sysroot *s, const char *dir, const char *attr, uint64_t *ret) {
+        char buf[64];
+        int r;
+
+        r = sysroot_read(s, dir, attr, buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        if (strncmp(buf, "0x", 2) == 0)
+                return parse_u64_base(buf + 2, 16, ret);
+        return parse_u64(buf, ret);
+}
+
+int sysroot_write(const Sysroot *s, const char *dir, const char *attr, const char *value) {
+        _cleanup_close_ int fd = -1;
+        char buf[64];
+        int n;
+
+        n = snprintf(buf, sizeof(buf), "%s\n", value);
+        if (n < 0 || (size_t) n >= sizeof(buf))
+                return -E2BIG;
+        /* O_TRUNC is ignored by sysfs, and keeps fixture files exact. */
+        fd = open_attr(s, dir, attr, O_WRONLY | O_TRUNC, true);
+        if (fd < 0)
+                return fd;
+        for (;;) {
+                ssize_t k = write(fd, buf, (size_t) n);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                if (k != n)
+                        return -EIO;
+                return 0;
+        }
+}
+
+int sysroot_link_target(const Sysroot *s, const char *dir, const char *name, char *buf, size_t size) {
+        _cleanup_close_ int dfd = -1;
+        char target[4096];
+        const char *base;
+        ssize_t n;
+
+        if (!relpath_valid(dir) || strchr(name, '/'))
+                return -EINVAL;
+        dfd = open_in_root(s, dir, O_PATH | O_DIRECTORY);
+        if (dfd < 0)
+                return dfd;
+        n = readlinkat(dfd, name, target, sizeof(target) - 1);
+        if (n < 0)
+                return -errno;
+        target[n] = '\0';
+        base = strrchr(target, '/');
+        base = base ? base + 1 : target;
+        return strscpy(buf, size, base);
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <ctype.h>
+#include <net/if.h>
+
+#include "util.h"
+
+int parse_u64_base(const char *s, int base, uint64_t *ret) {
+        char *end;
+        unsigned long long v;
+
+        if (!s || !*s || !isxdigit((unsigned char) *s))
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, base);
+        if (errno == ERANGE)
+                return -ERANGE;
+        if (errno != 0 || *end != '\0' || end == s)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+int parse_u64(const char *s, uint64_t *ret) {
+        if (s && !isdigit((unsigned char) *s))
+                return -EINVAL;
+        return parse_u64_base(s, 10, ret);
+}
+
+static const struct {
+        const char *name;
+        bool value;
+} bool_table[] = {
+        { "1", true },    { "yes", true }, { "on", true },   { "true", true },  { "y", true },
+        { "0", false },   { "no", false }, { "off", false }, { "false", false }, { "n", false },
+};
+
+int parse_bool(const char *s, bool *ret) {
+        if (!s)
+                return -EINVAL;
+        for (size_t i = 0; i < ELEMENTSOF(bool_table); i++)
+                if (strcasecmp(s, bool_table[i].name) == 0) {
+                        *ret = bool_table[i].value;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+char *strip_trailing(char *s) {
+        size_t n = strlen(s);
+        while (n > 0 && isspace((unsigned char) s[n - 1]))
+                s[--n] = '\0';
+        return s;
+}
+
+int strscpy(char *dst, size_t size, const char *src) {
+        size_t n = strnlen(src, size);
+        if (n >= size)
+                return -E2BIG;
+        memcpy(dst, src, n + 1);
+        return 0;
+}
+
+bool ifname_valid(const char *s) {
+        size_t n;
+
+        if (!s)
+                return false;
+        n = strnlen(s, IFNAMSIZ);
+        if (n == 0 || n >= IFNAMSIZ)
+                return false;
+        if (streq(s, ".") || streq(s, ".."))
+                return false;
+        for (const char *p = s; *p; p++)
+                if (*p == '/' || *p == ':' || isspace((unsigned char) *p) || !isprint((unsigned char) *p))
+                        return false;
+        return true;
+}
+
+bool pci_slot_valid(const char *s) {
+        /* DDDD:BB:DD.F, lower-case hex as sysfs spells it. */
+        static const char shape[] = "xxxx:xx:xx.x";
+
+        if (!s || strlen(s) != sizeof(shape) - 1)
+                return false;
+        for (size_t i = 0; shape[i]; i++) {
+                if (shape[i] == 'x') {
+                        if (!isxdigit((unsigned char) s[i]) || isupper((unsigned char) s[i]))
+                                return false;
+                } else if (s[i] != shape[i])
+                        return false;
+        }
+        return true;
+}
+
+void json_string(FILE *f, const char *s) {
+        if (!s) {
+                fputs("null", f);
+                return;
+        }
+        fputc('"', f);
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
+                switch (*p) {
+                case '"': fputs("\\\"", f); break;
+                case '\\': fputs("\\\\", f); break;
+                case '\n': fputs("\\n", f); break;
+                case '\t': fputs("\\t", f); break;
+                default:
+                        if (*p < 0x20 || *p == 0x7f)
+                                fprintf(f, "\\u%04x", *p);
+                        else
+                                fputc(*p, f);
+                }
+        }
+        fputc('"', f);
+}
