@@ -71,5 +71,7 @@ typedef struct IdentifyContext {
 /* Finds the XID from the first source that answers and looks the chip up. */
 void nic_identify(Nic *nic, const IdentifyContext *ctx);
 
+/* Pure: the XID from a register dump (TxConfig, little-endian, at 0x40). */
+int xid_from_regs_dump(const uint8_t *buf, size_t len, uint16_t *ret);
 /* Pure parser of a kernel message line for this slot: the probe line or the "unknown chip XID" error. */
 int xid_parse_kernel_line(const char *line, const char *slot, uint16_t *ret);

@@ -55,6 +55,19 @@ static int ethtool_ioctl(int fd, const char *ifname, void *cmd) {
         return 0;
 }
 
+int xid_from_regs_dump(const uint8_t *buf, size_t len, uint16_t *ret) {
+        uint32_t txconfig;
+
+        if (len < TXCONFIG + 4)
+                return -EBADMSG;
+        memcpy(&txconfig, buf + TXCONFIG, sizeof(txconfig));
+        txconfig = le32toh(txconfig);
+        if (txconfig == UINT32_MAX)
+                return -EIO; /* PCI read failed: the device is off or gone */
+        *ret = chip_xid_from_txconfig(txconfig);
+        return 0;
+}
+
 /*
  * (a) r8169's register dump is the first 256 bytes of its MMIO BAR, r8168's
  * the first 1024 with the MAC registers first: TxConfig is at 0x40 in both.
@@ -65,7 +78,7 @@ static int xid_from_regs(Nic *n, uint16_t *ret) {
         _cleanup_free_ struct ethtool_regs *regs = NULL;
         struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
         const char *ifname = nic_ifname(n);
-        uint32_t len, txconfig;
+        uint32_t len;
         int r;
 
         if (!ifname) {
@@ -100,18 +113,12 @@ static int xid_from_regs(Nic *n, uint16_t *ret) {
                 note(n, "regs: %s belongs to \"%s\", not %s", ifname, info.bus_info, n->slot);
                 return -ENXIO;
         }
-        if (regs->len < TXCONFIG + 4) {
+        r = xid_from_regs_dump(regs->data, regs->len, ret);
+        if (r == -EBADMSG)
                 note(n, "regs: dump of %u bytes is too short", regs->len);
-                return -EBADMSG;
-        }
-        memcpy(&txconfig, regs->data + TXCONFIG, sizeof(txconfig));
-        txconfig = le32toh(txconfig);
-        if (txconfig == UINT32_MAX) {
+        else if (r < 0)
                 note(n, "regs: TxConfig reads 0xffffffff");
-                return -EIO;
-        }
-        *ret = chip_xid_from_txconfig(txconfig);
-        return 0;
+        return r;
 }
 
 int xid_parse_kernel_line(const char *line, const char *slot, uint16_t *ret) {

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# status against the real kernel: a veth named like the fixture's interface gives real
+# ethtool netlink answers (features; EOPNOTSUPP for coalescing and the register dump).
+source "$SRCDIR/tests/lib.sh"
+need_root
+command -v ethtool >/dev/null || { echo "SKIP: ethtool missing"; exit 77; }
+
+fx=$(fixture lenovo-8168h)
+ns=$(netns_new)
+ip -n "$ns" link add enp1s0 type veth peer name peer0
+ip -n "$ns" link set enp1s0 up
+ip -n "$ns" link set peer0 up
+in_ns() { ip netns exec "$ns" "$@"; }
+status() { in_ns "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --json status | jq -c .nics[0]; }
+
+# ethtool -k's long names for our short ones, as ethtool prints them
+declare -A long=([tso]=tcp-segmentation-offload [sg]=scatter-gather [gso]=generic-segmentation-offload
+                 [gro]=generic-receive-offload [tx]=tx-checksumming [rx]=rx-checksumming)
+check_features() {
+        local nic=$1 k want
+        for k in "${!long[@]}"; do
+                want=$(in_ns ethtool -k enp1s0 | awk -v n="${long[$k]}:" '$1 == n {print $2}')
+                eq "$2: $k agrees with ethtool -k" "$want" "$(jq -r ".knobs.$k.current" <<<"$nic")"
+        done
+}
+
+nic=$(status)
+# veth has no register dump: the kernel's EOPNOTSUPP is noted and the probe line answers.
+eq "xid source" kernel-log "$(jq -r .xid_source <<<"$nic")"
+contains "regs refused by veth" "regs: enp1s0: Operation not supported" "$(jq -r .xid_notes <<<"$nic")"
+check_features "$nic" "initial"
+# veth has no coalescing: not supported, with the kernel's errno
+for k in rx-usecs rx-frames tx-usecs tx-frames; do
+        eq "$k status" not-supported "$(jq -r ".knobs.\"$k\".status" <<<"$nic")"
+        eq "$k errno" "Operation not supported" "$(jq -r ".knobs.\"$k\".error" <<<"$nic")"
+done
+# netdev attributes still come from the fixture tree, not from the veth
+eq "gro_flush_timeout from fixture" 20000 "$(jq -r .knobs.gro_flush_timeout.current <<<"$nic")"
+
+# Changed behind our back with ethtool: status follows the kernel.
+in_ns ethtool -K enp1s0 tso off sg off gro on
+nic=$(status)
+check_features "$nic" "after ethtool -K"
+eq "tso off" off "$(jq -r .knobs.tso.current <<<"$nic")"
+eq "gro on" on "$(jq -r .knobs.gro.current <<<"$nic")"
+
+# One TSO flavour on, the others off: reported as partial, not as on or off.
+in_ns ethtool -K enp1s0 sg on tso off
+in_ns ethtool -K enp1s0 tx-tcp6-segmentation on
+nic=$(status)
+eq "tso partial" true "$(jq -r .knobs.tso.partial <<<"$nic")"
+
+# Without CAP_NET_ADMIN the register dump is refused; that is noted and the next source answers.
+if command -v setpriv >/dev/null; then
+        nic=$(in_ns setpriv --bounding-set -net_admin "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" \
+                --json status | jq -c .nics[0])
+        contains "no CAP_NET_ADMIN: regs refused" "Operation not permitted" "$(jq -r .xid_notes <<<"$nic")"
+        eq "no CAP_NET_ADMIN: still identified" 541 "$(jq -r .xid <<<"$nic")"
+        # reads are unprivileged: features still there
+        eq "no CAP_NET_ADMIN: features readable" ok "$(jq -r .knobs.sg.status <<<"$nic")"
+fi
+
+# The interface vanishes: ethtool knobs say no-interface, the command still succeeds.
+ip -n "$ns" link del enp1s0
+nic=$(status)
+eq "vanished: tso" no-interface "$(jq -r .knobs.tso.status <<<"$nic")"
+eq "vanished: still identified" 541 "$(jq -r .xid <<<"$nic")"
+
+finish

@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Shared helpers for the shell tests. Environment: R8T (the binary), SRCDIR, BUILDDIR.
+set -euo pipefail
+
+: "${R8T:?R8T must name the r8169-tuned binary}"
+: "${SRCDIR:?}"
+TMP=$(mktemp -d /tmp/r8t-test.XXXXXX)
+cleanup_hooks=()
+on_exit() {
+        local rc=$?
+        for h in "${cleanup_hooks[@]+"${cleanup_hooks[@]}"}"; do eval "$h" || true; done
+        rm -rf "$TMP"
+        exit $rc
+}
+trap on_exit EXIT
+
+failures=0
+checks=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+ok() { checks=$((checks + 1)); }
+eq() { # eq WHAT EXPECTED ACTUAL
+        if [[ "$2" == "$3" ]]; then ok; else fail "$1: expected '$2', got '$3'"; fi
+}
+contains() { # contains WHAT NEEDLE HAYSTACK
+        if [[ "$3" == *"$2"* ]]; then ok; else fail "$1: '$2' not in: $3"; fi
+}
+not_contains() {
+        if [[ "$3" != *"$2"* ]]; then ok; else fail "$1: '$2' unexpectedly in: $3"; fi
+}
+finish() {
+        echo "$checks checks, $failures failures"
+        [[ $failures -eq 0 ]]
+}
+
+# fixture NAME -> builds tests/fixtures/NAME.fixture into $TMP/NAME (idempotent)
+fixture() {
+        local dir="$TMP/fx/$1"
+        [[ -d "$dir" ]] || "$SRCDIR/tests/fixtures/mkfixture" "$SRCDIR/tests/fixtures/$1.fixture" "$dir"
+        echo "$dir"
+}
+
+# r8t FIXTURE ARGS... -> runs the binary on a fixture tree with its kernel log
+r8t() {
+        local fx=$1; shift
+        "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" "$@"
+}
+
+need_root() {
+        if [[ $(id -u) -ne 0 ]] || ! ip netns add "r8t-probe-$$" 2>/dev/null; then
+                echo "SKIP: needs root and network namespaces"; exit 77
+        fi
+        ip netns del "r8t-probe-$$"
+}
+
+# netns_new -> creates a network namespace removed at exit, prints its name
+netns_new() {
+        local ns="r8t-$$-$RANDOM"
+        ip netns add "$ns"
+        cleanup_hooks+=("ip netns del $ns")
+        ip -n "$ns" link set lo up
+        echo "$ns"
+}

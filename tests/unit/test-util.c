@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "util.h"
+
+static void test_parse_u64(void **state) {
+        uint64_t v = 7;
+
+        assert_int_equal(parse_u64("0", &v), 0);
+        assert_int_equal(v, 0);
+        assert_int_equal(parse_u64("18446744073709551615", &v), 0);
+        assert_true(v == UINT64_MAX);
+        assert_int_equal(parse_u64("18446744073709551616", &v), -ERANGE);
+        assert_int_equal(parse_u64("-1", &v), -EINVAL);
+        assert_int_equal(parse_u64("+1", &v), -EINVAL);
+        assert_int_equal(parse_u64("1x", &v), -EINVAL);
+        assert_int_equal(parse_u64("", &v), -EINVAL);
+        assert_int_equal(parse_u64_base("1f", 16, &v), 0);
+        assert_int_equal(v, 0x1f);
+}
+
+static void test_bool(void **state) {
+        bool b;
+
+        assert_int_equal(parse_bool("On", &b), 0);
+        assert_true(b);
+        assert_int_equal(parse_bool("no", &b), 0);
+        assert_false(b);
+        assert_int_equal(parse_bool("2", &b), -EINVAL);
+        assert_int_equal(parse_bool("", &b), -EINVAL);
+}
+
+static void test_names(void **state) {
+        assert_true(ifname_valid("enp1s0"));
+        assert_true(ifname_valid("eth0.100"));
+        assert_false(ifname_valid(""));
+        assert_false(ifname_valid(".."));
+        assert_false(ifname_valid("a/b"));
+        assert_false(ifname_valid("0123456789abcdef")); /* 16 chars: IFNAMSIZ-1 is 15 */
+        assert_false(ifname_valid("a b"));
+        assert_true(pci_slot_valid("0000:01:00.0"));
+        assert_false(pci_slot_valid("0000:01:00.0/.."));
+        assert_false(pci_slot_valid("0000:01:00"));
+        assert_false(pci_slot_valid("0000:0G:00.0"));
+        assert_false(pci_slot_valid("0000:0A:00.0")); /* sysfs spells hex in lower case */
+}
+
+static void test_json(void **state) {
+        char *buf = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&buf, &n);
+
+        json_string(f, "a\"b\\c\n\x01");
+        fclose(f);
+        assert_string_equal(buf, "\"a\\\"b\\\\c\\n\\u0001\"");
+        free(buf);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_parse_u64), cmocka_unit_test(test_bool),
+                cmocka_unit_test(test_names),     cmocka_unit_test(test_json),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
