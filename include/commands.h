@@ -5,3 +5,6 @@
 
 /* Each returns the process exit code. */
 int cmd_status(const Options *o);
+int cmd_plan(const Options *o);
+int cmd_check_config(const Options *o);
+int cmd_quirks(const Options *o);

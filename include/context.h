@@ -2,6 +2,10 @@
 #pragma once
 
 #include "backend.h"
+#include "config.h"
+#include "machine.h"
+#include "plan.h"
+#include "quirks.h"
 #include "nic.h"
 #include "sysroot.h"
 
@@ -24,7 +28,19 @@ typedef struct Context {
         Sysroot *root;
         Backend backend;
         NicList nics;
+
+        /* Policy, loaded by context_load_policy(). */
+        Config config;
+        QuirkDb quirks;
+        Machine machine;
+        Profile profile;         /* resolved: performance or powersave */
 } Context;
 
 int context_open(Context *c, const Options *o);
 void context_done(Context *c);
+/* Loads config and quirks; on any complaint prints them all and returns -EINVAL. */
+int context_load_policy(Context *c);
+/* Reads config and quirks into d without a machine: for check-config. */
+void context_check_policy(const Options *o, Config *config, QuirkDb *quirks, Diagnostics *d);
+/* Selects NICs by interface name or PCI slot (all when no arguments); -ENOENT names the first unknown one. */
+int context_select(Context *c, char **args, int n_args, bool *selected);

@@ -15,3 +15,18 @@ void report_status_json(FILE *f, const NicStatus *s, size_t n);
 void report_nic_json_members(FILE *f, const Nic *n);
 /* "RTL8168h/8111h (XID 541, from kernel-log)" or why there is no chip. */
 const char *report_chip_line(const Nic *n, char *buf, size_t size);
+
+#include "plan.h"
+
+typedef struct PlanReport {
+        Profile configured;
+        Profile profile;
+        PowerSource power;
+        const NicPlan *plans;
+        size_t n;
+} PlanReport;
+
+void report_plan_text(FILE *f, const PlanReport *r);
+void report_plan_json(FILE *f, const PlanReport *r);
+void report_quirk_text(FILE *f, const Quirk *q);
+void report_quirk_json(FILE *f, const Quirk *q);

@@ -7,6 +7,7 @@ int context_open(Context *c, const Options *o) {
         int r;
 
         *c = (Context) { .opts = o };
+        config_defaults(&c->config);
         r = sysroot_new(o->sysfs, &c->root);
         if (r < 0)
                 return log_error_errno(r, "Cannot open sysfs root %s: %m", o->sysfs);
@@ -21,7 +22,58 @@ int context_open(Context *c, const Options *o) {
 }
 
 void context_done(Context *c) {
+        config_done(&c->config);
+        quirk_db_done(&c->quirks);
         backend_done(&c->backend);
         nic_list_done(&c->nics);
         c->root = sysroot_free(c->root);
+}
+
+void context_check_policy(const Options *o, Config *config, QuirkDb *quirks, Diagnostics *d) {
+        const char *dirs[2] = { R8T_QUIRKS_DIR, R8T_SYSCONF_DIR "/quirks.d" };
+        size_t n_dirs = 2;
+
+        if (o->quirks) {
+                dirs[0] = o->quirks;
+                n_dirs = 1;
+        }
+        (void) config_load(config, o->config ?: CONFIG_DEFAULT_PATH, o->config != NULL, d);
+        (void) quirk_db_load(quirks, dirs, n_dirs, d);
+        quirk_db_lint(quirks, d);
+        if (quirks->n_files == 0)
+                diag_add(d, dirs[0], 0, "no quirk files found (is r8169-tuned installed? --quirks DIR names another place)");
+}
+
+int context_load_policy(Context *c) {
+        Diagnostics d = {};
+        Profile configured;
+
+        config_done(&c->config);
+        quirk_db_done(&c->quirks);
+        context_check_policy(c->opts, &c->config, &c->quirks, &d);
+        if (d.n > 0) {
+                diag_print(&d, stderr);
+                log_error("%zu problem%s in configuration or quirk files; nothing done.", d.n, d.n == 1 ? "" : "s");
+                diag_done(&d);
+                return -EINVAL;
+        }
+        machine_read(c->root, &c->machine);
+        configured = c->opts->profile ? profile_from_string(c->opts->profile) : c->config.profile;
+        c->profile = profile_resolve(configured, c->machine.power);
+        return 0;
+}
+
+int context_select(Context *c, char **args, int n_args, bool *selected) {
+        for (size_t i = 0; i < c->nics.n; i++)
+                selected[i] = n_args == 0;
+        for (int a = 0; a < n_args; a++) {
+                bool found = false;
+                for (size_t i = 0; i < c->nics.n; i++)
+                        if (streq(c->nics.nics[i].slot, args[a]) || nic_list_find_ifname(&c->nics, args[a]) == &c->nics.nics[i]) {
+                                selected[i] = found = true;
+                        }
+                if (!found)
+                        return log_error_errno(ENOENT, "No Realtek NIC \"%s\" (an interface name or a PCI slot).", args[a]);
+        }
+        return 0;
 }

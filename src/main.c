@@ -9,12 +9,18 @@ static void help(void) {
                "Finds Realtek NICs, identifies the chip and tunes the knobs it needs.\n\n"
                "Commands:\n"
                "  status            Realtek NICs, their chip and the current value of every knob\n"
+               "  plan [NIC...]     What apply would change, and why; changes nothing\n"
+               "  check-config      Validate configuration and quirk files\n"
+               "  quirks [NIC...]   The quirk database, or the entries matching these NICs\n"
                "\nOptions:\n"
                "  -h --help             Show this help\n"
                "     --version          Show the version\n"
                "     --json             Machine-readable output\n"
                "     --sysfs DIR        Use DIR instead of /sys (a fixture tree)\n"
                "     --kernel-log FILE  Read kernel messages from FILE, not this boot's journal\n"
+               "     --config FILE      Configuration file (default " CONFIG_DEFAULT_PATH ")\n"
+               "     --quirks DIR       Quirk directory instead of the shipped and /etc ones\n"
+               "     --profile NAME     performance, balanced or powersave, whatever is configured\n"
                "     --log-level LEVEL  err, warning, notice, info, debug\n");
 }
 
@@ -23,10 +29,13 @@ static const struct {
         int (*run)(const Options *o);
 } commands[] = {
         { "status", cmd_status },
+        { "plan", cmd_plan },
+        { "check-config", cmd_check_config },
+        { "quirks", cmd_quirks },
 };
 
 int main(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_JSON, ARG_SYSFS, ARG_KERNEL_LOG, ARG_LOG_LEVEL };
+        enum { ARG_VERSION = 0x100, ARG_JSON, ARG_SYSFS, ARG_KERNEL_LOG, ARG_LOG_LEVEL, ARG_CONFIG, ARG_QUIRKS, ARG_PROFILE };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
@@ -34,6 +43,9 @@ int main(int argc, char *argv[]) {
                 { "sysfs", required_argument, NULL, ARG_SYSFS },
                 { "kernel-log", required_argument, NULL, ARG_KERNEL_LOG },
                 { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+                { "config", required_argument, NULL, ARG_CONFIG },
+                { "quirks", required_argument, NULL, ARG_QUIRKS },
+                { "profile", required_argument, NULL, ARG_PROFILE },
                 {}
         };
         Options o = { .sysfs = "/sys", .state_dir = "/run/r8169-tuned" };
@@ -57,6 +69,19 @@ int main(int argc, char *argv[]) {
                         break;
                 case ARG_KERNEL_LOG:
                         o.kernel_log = optarg;
+                        break;
+                case ARG_CONFIG:
+                        o.config = optarg;
+                        break;
+                case ARG_QUIRKS:
+                        o.quirks = optarg;
+                        break;
+                case ARG_PROFILE:
+                        if (profile_from_string(optarg) < 0) {
+                                log_error("Unknown profile \"%s\": expected performance, balanced or powersave.", optarg);
+                                return 2;
+                        }
+                        o.profile = optarg;
                         break;
                 case ARG_LOG_LEVEL:
                         level = log_level_from_string(optarg);

@@ -138,3 +138,178 @@ void report_status_json(FILE *f, const NicStatus *s, size_t n) {
         }
         fputs("]}\n", f);
 }
+
+static void provenance_json(FILE *f, const Provenance *p) {
+        if (p->kind == PROVENANCE_QUIRK) {
+                fputs("\"source\":\"quirk\",", f);
+                json_kv_str(f, "quirk", p->quirk->id, true);
+                json_kv_str(f, "reason", p->quirk->reason, true);
+                json_kv_str(f, "reference", p->quirk->reference, false);
+        } else if (p->kind == PROVENANCE_CONFIG) {
+                fputs("\"source\":\"config\",", f);
+                json_kv_str(f, "file", p->origin.file, true);
+                fprintf(f, "\"line\":%u", p->origin.line);
+        } else
+                fputs("\"source\":null", f);
+}
+
+static const char *reading_string(KnobId k, const KnobReading *r, char *buf, size_t size) {
+        if (r->status != KNOB_STATUS_OK)
+                return NULL;
+        if (r->partial)
+                return "partial";
+        return knob_format_value(k, r->value, buf, size);
+}
+
+void report_plan_json(FILE *f, const PlanReport *r) {
+        fputs("{", f);
+        json_kv_str(f, "profile", profile_to_string(r->profile), true);
+        json_kv_str(f, "configured_profile", profile_to_string(r->configured), true);
+        json_kv_str(f, "power_source", power_source_to_string(r->power), true);
+        fputs("\"nics\":[", f);
+        for (size_t i = 0; i < r->n; i++) {
+                const NicPlan *p = &r->plans[i];
+                if (i)
+                        fputc(',', f);
+                fputc('{', f);
+                report_nic_json_members(f, p->nic);
+                fprintf(f, ",\"ignored\":%s,", p->ignored ? "true" : "false");
+                if (p->ignored)
+                        fprintf(f, "\"ignored_by\":\"%s:%u\",", p->ignored_by.file, p->ignored_by.line);
+                fputs("\"items\":[", f);
+                for (size_t j = 0; j < p->n; j++) {
+                        const PlanItem *it = &p->items[j];
+                        char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX];
+                        if (j)
+                                fputc(',', f);
+                        fputc('{', f);
+                        json_kv_str(f, "knob", knob_get(it->knob)->name, true);
+                        json_kv_str(f, "action", plan_action_to_string(it->action), true);
+                        json_kv_str(f, "current", reading_string(it->knob, &it->current, cur, sizeof(cur)), true);
+                        if (it->current.status != KNOB_STATUS_OK)
+                                json_kv_str(f, "current_status", knob_status_to_string(it->current.status), true);
+                        json_kv_str(f, "desired", it->action == PLAN_EXCLUDED ? NULL :
+                                    knob_format_value(it->knob, it->desired, des, sizeof(des)), true);
+                        provenance_json(f, &it->why);
+                        if (it->overrides) {
+                                fputs(",\"overrides\":{", f);
+                                provenance_json(f, &it->overridden);
+                                if (it->overridden.quirk && it->overridden.quirk->set[it->knob])
+                                        fprintf(f, ",\"value\":\"%s\"", knob_format_value(it->knob, it->overridden_value, des, sizeof(des)));
+                                fputc('}', f);
+                        }
+                        fputc('}', f);
+                }
+                fputs("]}", f);
+        }
+        fputs("]}\n", f);
+}
+
+void report_plan_text(FILE *f, const PlanReport *r) {
+        fprintf(f, "Profile: %s", profile_to_string(r->profile));
+        if (r->configured != r->profile)
+                fprintf(f, " (configured %s, power: %s)", profile_to_string(r->configured), power_source_to_string(r->power));
+        fputc('\n', f);
+        if (r->n == 0)
+                fputs("No Realtek NIC found.\n", f);
+        for (size_t i = 0; i < r->n; i++) {
+                const NicPlan *p = &r->plans[i];
+                char chip[700], prov[512];
+                size_t changes = 0;
+
+                fprintf(f, "\n%s  %s  %s\n", p->nic->slot, nic_ifname(p->nic) ?: "(no interface)",
+                        report_chip_line(p->nic, chip, sizeof(chip)));
+                if (p->ignored) {
+                        fprintf(f, "  ignored (%s:%u)\n", p->ignored_by.file, p->ignored_by.line);
+                        continue;
+                }
+                for (size_t j = 0; j < p->n; j++) {
+                        const PlanItem *it = &p->items[j];
+                        char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX];
+                        const char *c = reading_string(it->knob, &it->current, cur, sizeof(cur));
+
+                        changes += it->action == PLAN_CHANGE;
+                        fprintf(f, "  %-8s %-21s ", plan_action_to_string(it->action), knob_get(it->knob)->name);
+                        if (it->action == PLAN_EXCLUDED)
+                                fprintf(f, "%-16s", "not touched");
+                        else if (it->action == PLAN_SKIP)
+                                fprintf(f, "%-16s", knob_status_to_string(it->current.status));
+                        else if (it->action == PLAN_CHANGE) {
+                                char both[64];
+                                snprintf(both, sizeof(both), "%s -> %s", c, knob_format_value(it->knob, it->desired, des, sizeof(des)));
+                                fprintf(f, "%-16s", both);
+                        } else
+                                fprintf(f, "%-16s", c);
+                        fprintf(f, " %s", plan_provenance_string(&it->why, prov, sizeof(prov)));
+                        if (it->overrides)
+                                fprintf(f, " (overrides %s)", plan_provenance_string(&it->overridden, prov, sizeof(prov)));
+                        fputc('\n', f);
+                        if (it->why.kind == PROVENANCE_QUIRK && it->action == PLAN_CHANGE)
+                                fprintf(f, "           why: %s\n", it->why.quirk->reason);
+                }
+                if (p->n == 0)
+                        fputs("  nothing known to tune for this chip\n", f);
+                else if (changes == 0)
+                        fputs("  nothing to change\n", f);
+        }
+}
+
+static void quirk_match_text(const Quirk *q, char *buf, size_t size) {
+        size_t n = 0;
+        for (size_t i = 0; i < q->n_xids && n < size; i++)
+                n += (size_t) snprintf(buf + n, size - n, "%s%03x/%03x", i ? " " : "", q->xids[i].value, q->xids[i].mask);
+}
+
+void report_quirk_text(FILE *f, const Quirk *q) {
+        char xids[512] = "", v[KNOB_VALUE_MAX];
+
+        quirk_match_text(q, xids, sizeof(xids));
+        fprintf(f, "[%s]  %s:%u\n  xid: %s\n", q->id, q->file, q->line, xids);
+        for (size_t i = 0; i < q->n_pci_ids; i++)
+                fprintf(f, "  pci-id: %04x:%04x\n", q->pci_ids[i].vendor, q->pci_ids[i].device);
+        for (int d = 0; d < _DMI_FIELD_MAX; d++)
+                if (q->dmi[d])
+                        fprintf(f, "  dmi %s: %s\n", dmi_field_to_string(d), q->dmi[d]);
+        fputs("  profiles:", f);
+        for (int p = 0; p < _PROFILE_MAX; p++)
+                if (q->profiles[p])
+                        fprintf(f, " %s", profile_to_string(p));
+        fputc('\n', f);
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                if (q->set[k])
+                        fprintf(f, "  %s = %s\n", knob_get(k)->name, knob_format_value(k, q->value[k], v, sizeof(v)));
+                if (q->skip[k])
+                        fprintf(f, "  %s: not touched\n", knob_get(k)->name);
+        }
+        fprintf(f, "  reason: %s\n  reference: %s\n", q->reason, q->reference);
+}
+
+void report_quirk_json(FILE *f, const Quirk *q) {
+        char xids[512] = "", v[KNOB_VALUE_MAX];
+        bool first = true;
+
+        quirk_match_text(q, xids, sizeof(xids));
+        fputc('{', f);
+        json_kv_str(f, "id", q->id, true);
+        json_kv_str(f, "file", q->file, true);
+        fprintf(f, "\"line\":%u,", q->line);
+        json_kv_str(f, "xid", xids, true);
+        fputs("\"profiles\":[", f);
+        for (int p = 0; p < _PROFILE_MAX; p++)
+                if (q->profiles[p]) {
+                        fprintf(f, "%s\"%s\"", first ? "" : ",", profile_to_string(p));
+                        first = false;
+                }
+        fputs("],\"knobs\":{", f);
+        first = true;
+        for (int k = 0; k < _KNOB_MAX; k++)
+                if (q->set[k] || q->skip[k]) {
+                        fprintf(f, "%s\"%s\":", first ? "" : ",", knob_get(k)->name);
+                        json_string(f, q->skip[k] ? "skip" : knob_format_value(k, q->value[k], v, sizeof(v)));
+                        first = false;
+                }
+        fputs("},", f);
+        json_kv_str(f, "reason", q->reason, true);
+        json_kv_str(f, "reference", q->reference, false);
+        fputc('}', f);
+}

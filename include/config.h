@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include "confparse.h"
+#include "knob.h"
+#include "machine.h"
+#include "nic.h"
+#include "quirks.h"
+
+typedef enum DriftPolicy {
+        DRIFT_REASSERT, /* put the value back, log once per knob and device */
+        DRIFT_LEAVE,    /* log it and leave the other tool's value */
+        _DRIFT_POLICY_MAX,
+} DriftPolicy;
+
+const char *drift_policy_to_string(DriftPolicy p);
+
+/* Where a configured value came from. */
+typedef struct Origin {
+        const char *file; /* owned by the Config */
+        unsigned line;
+} Origin;
+
+typedef struct ConfigDevice {
+        char *name;
+        Origin origin;
+        char *match_interface; /* glob */
+        char *match_slot;
+        char *match_mac;
+        char *match_chip;      /* glob over the chip name */
+        bool has_match_xid;
+        XidMatch match_xid;
+        bool ignore;
+        Origin ignore_origin;
+        bool set[_KNOB_MAX];
+        uint64_t value[_KNOB_MAX];
+        Origin knob_origin[_KNOB_MAX];
+} ConfigDevice;
+
+typedef struct Config {
+        Profile profile;
+        Origin profile_origin;   /* file NULL: the default */
+        bool restore_on_exit;
+        int log_level;
+        DriftPolicy drift;
+        ConfigDevice *devices;   /* in file order, drop-ins after the main file */
+        size_t n_devices;
+        char **files;
+        size_t n_files;
+} Config;
+
+#define CONFIG_DEFAULT_PATH R8T_SYSCONF_DIR "/r8169-tuned.conf"
+
+/*
+ * Reads path and then path.d/ *.conf in lexical order (later wins). A missing
+ * main file is fine: the defaults apply. Every complaint goes to d.
+ */
+int config_load(Config *c, const char *path, bool required, Diagnostics *d);
+void config_done(Config *c);
+void config_defaults(Config *c);
+
+bool config_device_matches(const ConfigDevice *dev, const Nic *n);

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include "util.h"
+
+/* Complaints about input files, each "file:line: message"; all are kept, not just the first. */
+typedef struct Diagnostics {
+        char **msgs;
+        size_t n;
+} Diagnostics;
+
+void diag_add(Diagnostics *d, const char *file, unsigned line, const char *fmt, ...) _printf_(4, 5);
+void diag_done(Diagnostics *d);
+void diag_print(const Diagnostics *d, FILE *f);
+
+/*
+ * Called for every section header (key == NULL) and every key = value line,
+ * with the line it stands on. inih as Debian ships it gives handlers no line
+ * numbers, so the reader below counts them.
+ */
+typedef void (*conf_handler)(void *userdata, const char *file, unsigned line, const char *section,
+                             const char *key, const char *value, bool continuation, Diagnostics *d);
+
+#define CONF_MAX_LINE 190       /* inih's stack buffer is 200 bytes with \r\n\0 */
+#define CONF_MAX_FILE (1 << 20)
+
+/* Parses one INI file; -errno only when it cannot be read at all (also a diagnostic). */
+int conf_parse_file(const char *path, conf_handler h, void *userdata, Diagnostics *d);
+/* The *.conf files of a directory, sorted; a missing directory is an empty list. */
+int conf_list_dir(const char *dir, char ***ret, size_t *n);
+void strv_free(char **v, size_t n);

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include "config.h"
+#include "knob.h"
+#include "machine.h"
+#include "nic.h"
+#include "quirks.h"
+
+typedef enum ProvenanceKind {
+        PROVENANCE_NONE,
+        PROVENANCE_QUIRK,
+        PROVENANCE_CONFIG,
+} ProvenanceKind;
+
+/* Why a knob should have a value: a quirk (with its reason and reference) or a config line. */
+typedef struct Provenance {
+        ProvenanceKind kind;
+        const Quirk *quirk;
+        Origin origin;
+} Provenance;
+
+typedef enum PlanAction {
+        PLAN_CHANGE,   /* current differs: write desired */
+        PLAN_KEEP,     /* already as desired */
+        PLAN_SKIP,     /* cannot be read here (unsupported, absent, no interface): nothing to do */
+        PLAN_EXCLUDED, /* a quirk says the driver refuses it: not planned */
+        _PLAN_ACTION_MAX,
+} PlanAction;
+
+const char *plan_action_to_string(PlanAction a);
+
+typedef struct PlanItem {
+        KnobId knob;
+        PlanAction action;
+        uint64_t desired;
+        KnobReading current;
+        Provenance why;
+        bool overrides;          /* a config value replaced a quirk's */
+        Provenance overridden;
+        uint64_t overridden_value;
+} PlanItem;
+
+typedef struct NicPlan {
+        const Nic *nic;
+        bool ignored;
+        Origin ignored_by;
+        PlanItem items[_KNOB_MAX];
+        size_t n;
+} NicPlan;
+
+typedef struct PlanInput {
+        const Nic *nic;
+        const KnobReading *current; /* _KNOB_MAX readings */
+        const QuirkDb *quirks;
+        const Config *config;
+        Profile profile;            /* resolved: performance or powersave */
+        const Machine *machine;
+} PlanInput;
+
+/*
+ * Pure: desired values = quirks of the profile, then config overrides (a
+ * config value always wins and says what it beat), compared with the current
+ * readings, in a safe write order: link states are turned off deepest first
+ * (L1.2 before L1.1 before L1) and on shallowest first, so no write re-enables
+ * a state another write just turned off (kernel-facts §4); SG goes on before
+ * TSO and off after it, since the kernel drops TSO without SG.
+ */
+void plan_nic(const PlanInput *in, NicPlan *ret);
+/* A planned item's provenance as one line: "quirk rtl8168h-clkpm" or "/etc/…conf:12". */
+const char *plan_provenance_string(const Provenance *p, char *buf, size_t size);

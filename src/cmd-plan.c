@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "commands.h"
+#include "log.h"
+#include "report.h"
+
+int cmd_plan(const Options *o) {
+        _cleanup_free_ NicPlan *plans = NULL;
+        _cleanup_free_ bool *selected = NULL;
+        Context c;
+        size_t n = 0;
+        int ret = 1;
+
+        if (context_open(&c, o) < 0 || context_load_policy(&c) < 0)
+                goto out;
+        selected = calloc(c.nics.n + 1, sizeof(bool));
+        plans = calloc(c.nics.n + 1, sizeof(NicPlan));
+        if (!selected || !plans || context_select(&c, o->args, o->n_args, selected) < 0)
+                goto out;
+        for (size_t i = 0; i < c.nics.n; i++) {
+                KnobReading current[_KNOB_MAX];
+                if (!selected[i])
+                        continue;
+                backend_read_all(&c.backend, &c.nics.nics[i], current);
+                plan_nic(&(PlanInput) { .nic = &c.nics.nics[i], .current = current, .quirks = &c.quirks,
+                                        .config = &c.config, .profile = c.profile, .machine = &c.machine },
+                         &plans[n++]);
+        }
+        PlanReport r = { .configured = o->profile ? profile_from_string(o->profile) : c.config.profile,
+                         .profile = c.profile, .power = c.machine.power, .plans = plans, .n = n };
+        if (o->json)
+                report_plan_json(stdout, &r);
+        else
+                report_plan_text(stdout, &r);
+        ret = 0;
+out:
+        context_done(&c);
+        return ret;
+}
+
+int cmd_check_config(const Options *o) {
+        Diagnostics d = {};
+        Config config;
+        QuirkDb quirks;
+        int ret;
+
+        config_defaults(&config);
+        context_check_policy(o, &config, &quirks, &d);
+        if (d.n > 0) {
+                diag_print(&d, stderr);
+                fprintf(stderr, "%zu problem%s found.\n", d.n, d.n == 1 ? "" : "s");
+                ret = 1;
+        } else {
+                printf("OK: %zu configuration file%s, %zu quirk entr%s in %zu file%s.\n", config.n_files,
+                       config.n_files == 1 ? "" : "s", quirks.n, quirks.n == 1 ? "y" : "ies", quirks.n_files,
+                       quirks.n_files == 1 ? "" : "s");
+                ret = 0;
+        }
+        diag_done(&d);
+        config_done(&config);
+        quirk_db_done(&quirks);
+        return ret;
+}
+
+int cmd_quirks(const Options *o) {
+        _cleanup_free_ bool *selected = NULL;
+        Context c;
+        bool first = true;
+        int ret = 1;
+
+        if (context_open(&c, o) < 0 || context_load_policy(&c) < 0)
+                goto out;
+        selected = calloc(c.nics.n + 1, sizeof(bool));
+        if (!selected || context_select(&c, o->args, o->n_args, selected) < 0)
+                goto out;
+        if (o->json)
+                fputs("{\"quirks\":[", stdout);
+        for (size_t i = 0; i < c.quirks.n; i++) {
+                const Quirk *q = &c.quirks.quirks[i];
+                bool show = o->n_args == 0;
+                for (size_t k = 0; k < c.nics.n && !show; k++)
+                        show = selected[k] && quirk_matches(q, &c.nics.nics[k], &c.machine);
+                if (!show)
+                        continue;
+                if (o->json) {
+                        if (!first)
+                                fputc(',', stdout);
+                        report_quirk_json(stdout, q);
+                } else {
+                        if (!first)
+                                fputc('\n', stdout);
+                        report_quirk_text(stdout, q);
+                }
+                first = false;
+        }
+        if (o->json)
+                fputs("]}\n", stdout);
+        else if (first)
+                puts(o->n_args ? "No quirk matches." : "The quirk database is empty.");
+        ret = 0;
+out:
+        context_done(&c);
+        return ret;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <dirent.h>
+
+#include "machine.h"
+
+static const char *const profile_names[_PROFILE_MAX] = {
+        [PROFILE_PERFORMANCE] = "performance",
+        [PROFILE_BALANCED] = "balanced",
+        [PROFILE_POWERSAVE] = "powersave",
+};
+
+static const char *const power_names[_POWER_SOURCE_MAX] = {
+        [POWER_NO_BATTERY] = "no-battery",
+        [POWER_AC] = "ac",
+        [POWER_BATTERY] = "battery",
+};
+
+static const char *const dmi_names[_DMI_FIELD_MAX] = {
+        [DMI_SYS_VENDOR] = "sys_vendor",
+        [DMI_PRODUCT_NAME] = "product_name",
+        [DMI_BOARD_VENDOR] = "board_vendor",
+        [DMI_BOARD_NAME] = "board_name",
+};
+
+const char *profile_to_string(Profile p) { return p >= 0 && p < _PROFILE_MAX ? profile_names[p] : NULL; }
+const char *power_source_to_string(PowerSource s) { return s < _POWER_SOURCE_MAX ? power_names[s] : NULL; }
+const char *dmi_field_to_string(DmiField f) { return f < _DMI_FIELD_MAX ? dmi_names[f] : NULL; }
+
+Profile profile_from_string(const char *s) {
+        for (int i = 0; i < _PROFILE_MAX; i++)
+                if (s && streq(s, profile_names[i]))
+                        return (Profile) i;
+        return _PROFILE_INVALID;
+}
+
+Profile profile_resolve(Profile configured, PowerSource power) {
+        if (configured != PROFILE_BALANCED)
+                return configured;
+        return power == POWER_BATTERY ? PROFILE_POWERSAVE : PROFILE_PERFORMANCE;
+}
+
+/*
+ * A battery counts only if it powers the system (scope "System" or none given):
+ * a UPS or a mouse battery does not make a laptop. On battery means no mains,
+ * USB-PD or other supply reports online.
+ */
+static PowerSource power_read(const Sysroot *root) {
+        bool battery = false, online = false;
+        DIR *d;
+        int fd;
+
+        fd = sysroot_open_dir(root, "class/power_supply");
+        if (fd < 0)
+                return POWER_NO_BATTERY;
+        d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return POWER_NO_BATTERY;
+        }
+        for (struct dirent *de; (de = readdir(d));) {
+                char dir[320], type[32] = "", scope[32] = "";
+                uint64_t on = 0;
+
+                if (de->d_name[0] == '.' || strchr(de->d_name, '/'))
+                        continue;
+                snprintf(dir, sizeof(dir), "class/power_supply/%s", de->d_name);
+                if (sysroot_read(root, dir, "type", type, sizeof(type)) < 0)
+                        continue;
+                (void) sysroot_read(root, dir, "scope", scope, sizeof(scope));
+                if (streq(type, "Battery")) {
+                        if (!scope[0] || streq(scope, "System"))
+                                battery = true;
+                } else if (sysroot_read_u64(root, dir, "online", &on) >= 0 && on > 0)
+                        online = true;
+        }
+        closedir(d);
+        if (!battery)
+                return POWER_NO_BATTERY;
+        return online ? POWER_AC : POWER_BATTERY;
+}
+
+void machine_read(const Sysroot *root, Machine *ret) {
+        *ret = (Machine) {};
+        for (int i = 0; i < _DMI_FIELD_MAX; i++)
+                if (sysroot_read(root, "class/dmi/id", dmi_names[i], ret->dmi[i], sizeof(ret->dmi[i])) < 0)
+                        ret->dmi[i][0] = '\0';
+        ret->power = power_read(root);
+}

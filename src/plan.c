@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "plan.h"
+
+static const char *const action_names[_PLAN_ACTION_MAX] = {
+        [PLAN_CHANGE] = "change",
+        [PLAN_KEEP] = "keep",
+        [PLAN_SKIP] = "skip",
+        [PLAN_EXCLUDED] = "excluded",
+};
+
+const char *plan_action_to_string(PlanAction a) { return a < _PLAN_ACTION_MAX ? action_names[a] : NULL; }
+
+const char *plan_provenance_string(const Provenance *p, char *buf, size_t size) {
+        switch (p->kind) {
+        case PROVENANCE_QUIRK:
+                snprintf(buf, size, "quirk %s", p->quirk->id);
+                break;
+        case PROVENANCE_CONFIG:
+                snprintf(buf, size, "%s:%u", p->origin.file, p->origin.line);
+                break;
+        default:
+                snprintf(buf, size, "-");
+        }
+        return buf;
+}
+
+/* Turning link states off: deepest first. Turning them on: the reverse. */
+static const KnobId link_off_order[] = {
+        KNOB_L1_2_PCIPM, KNOB_L1_2_ASPM, KNOB_L1_1_PCIPM, KNOB_L1_1_ASPM, KNOB_L1_ASPM, KNOB_L0S_ASPM, KNOB_CLKPM,
+};
+
+static int write_rank(KnobId k, uint64_t desired) {
+        const Knob *knob = knob_get(k);
+        size_t n = ELEMENTSOF(link_off_order);
+
+        if (knob->backend == KNOB_BACKEND_LINK)
+                for (size_t i = 0; i < n; i++)
+                        if (link_off_order[i] == k)
+                                return desired ? (int) (2 * n - i) : (int) i;
+        if (k == KNOB_SG)
+                return desired ? 100 : 102;
+        if (k == KNOB_TSO)
+                return 101;
+        return 100 + 10 * (int) knob->backend + (int) k;
+}
+
+void plan_nic(const PlanInput *in, NicPlan *ret) {
+        bool set[_KNOB_MAX] = {}, skip[_KNOB_MAX] = {};
+        uint64_t value[_KNOB_MAX] = {};
+        Provenance why[_KNOB_MAX] = {}, skip_why[_KNOB_MAX] = {};
+        PlanItem *items = ret->items;
+
+        *ret = (NicPlan) { .nic = in->nic };
+
+        /* Quirks of this profile, in database order (later entries refine earlier ones). */
+        for (size_t i = 0; in->quirks && i < in->quirks->n; i++) {
+                const Quirk *q = &in->quirks->quirks[i];
+                if (!q->profiles[in->profile] || !quirk_matches(q, in->nic, in->machine))
+                        continue;
+                for (int k = 0; k < _KNOB_MAX; k++) {
+                        if (q->set[k]) {
+                                set[k] = true;
+                                value[k] = q->value[k];
+                                why[k] = (Provenance) { PROVENANCE_QUIRK, q, {} };
+                        }
+                        if (q->skip[k]) {
+                                skip[k] = true;
+                                skip_why[k] = (Provenance) { PROVENANCE_QUIRK, q, {} };
+                        }
+                }
+        }
+
+        /* Config overrides always win. */
+        for (size_t i = 0; in->config && i < in->config->n_devices; i++) {
+                const ConfigDevice *dev = &in->config->devices[i];
+                if (!config_device_matches(dev, in->nic))
+                        continue;
+                if (dev->ignore_origin.file) {
+                        ret->ignored = dev->ignore;
+                        ret->ignored_by = dev->ignore_origin;
+                }
+                for (int k = 0; k < _KNOB_MAX; k++) {
+                        if (!dev->set[k])
+                                continue;
+                        set[k] = true;
+                        skip[k] = false;
+                        value[k] = dev->value[k];
+                        why[k] = (Provenance) { PROVENANCE_CONFIG, NULL, dev->knob_origin[k] };
+                }
+        }
+        if (ret->ignored) {
+                ret->n = 0;
+                return;
+        }
+
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                PlanItem *it;
+
+                if (!set[k] && !skip[k])
+                        continue;
+                it = &items[ret->n++];
+                *it = (PlanItem) { .knob = k, .desired = value[k], .current = in->current[k], .why = set[k] ? why[k] : skip_why[k] };
+                if (skip[k]) {
+                        it->action = PLAN_EXCLUDED;
+                        continue;
+                }
+                /* What a config value beat: find the last matching quirk of this profile that set it. */
+                if (why[k].kind == PROVENANCE_CONFIG)
+                        for (size_t i = in->quirks ? in->quirks->n : 0; i-- > 0;) {
+                                const Quirk *q = &in->quirks->quirks[i];
+                                if (!q->profiles[in->profile] || !(q->set[k] || q->skip[k]) ||
+                                    !quirk_matches(q, in->nic, in->machine))
+                                        continue;
+                                it->overrides = true;
+                                it->overridden = (Provenance) { PROVENANCE_QUIRK, q, {} };
+                                it->overridden_value = q->value[k];
+                                break;
+                        }
+                if (it->current.status != KNOB_STATUS_OK)
+                        it->action = PLAN_SKIP;
+                else if (it->current.value == it->desired && !it->current.partial)
+                        it->action = PLAN_KEEP;
+                else
+                        it->action = PLAN_CHANGE;
+        }
+
+        /* Stable insertion sort by write rank: the order apply writes in. */
+        for (size_t i = 1; i < ret->n; i++)
+                for (size_t j = i; j > 0 && write_rank(items[j - 1].knob, items[j - 1].desired) >
+                                            write_rank(items[j].knob, items[j].desired); j--) {
+                        PlanItem t = items[j];
+                        items[j] = items[j - 1];
+                        items[j - 1] = t;
+                }
+}

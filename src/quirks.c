@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <fnmatch.h>
+#include <ctype.h>
+
+#include "quirks.h"
+
+int xid_match_parse(const char *s, XidMatch *ret) {
+        char v[4], m[4];
+        uint16_t value, mask;
+
+        if (!s || strlen(s) != 7 || s[3] != '/')
+                return -EINVAL;
+        memcpy(v, s, 3);
+        v[3] = '\0';
+        memcpy(m, s + 4, 3);
+        m[3] = '\0';
+        if (chip_parse_xid(v, &value) < 0 || chip_parse_xid(m, &mask) < 0)
+                return -EINVAL;
+        if (value & ~mask)
+                return -ERANGE; /* a value bit outside the mask can never match */
+        *ret = (XidMatch) { value, mask };
+        return 0;
+}
+
+bool xid_match_test(const XidMatch *m, uint16_t xid) {
+        size_t n;
+        const ChipInfo *table = chip_table(&n), *row = chip_lookup(xid, 0, 0);
+
+        if (row && row->mask == m->mask && row->val == m->value)
+                return true;
+        for (size_t i = 0; i < n; i++)
+                if (table[i].mask == m->mask && table[i].val == m->value)
+                        return false; /* a kernel row, and this XID resolves to another one */
+        return (xid & m->mask) == m->value;
+}
+
+static int id_match_parse(const char *s, bool allow_any, IdMatch *ret) {
+        unsigned v, d;
+        int n = 0;
+
+        if (allow_any && sscanf(s, "%4x:*%n", &v, &n) == 1 && n == 6 && strlen(s) == 6) {
+                *ret = (IdMatch) { (uint16_t) v, 0, true };
+                return 0;
+        }
+        if (sscanf(s, "%4x:%4x%n", &v, &d, &n) != 2 || n != 9 || strlen(s) != 9)
+                return -EINVAL;
+        *ret = (IdMatch) { (uint16_t) v, (uint16_t) d, false };
+        return 0;
+}
+
+static bool id_match_test(const IdMatch *m, size_t n, uint16_t vendor, uint16_t device) {
+        if (n == 0)
+                return true;
+        for (size_t i = 0; i < n; i++)
+                if (m[i].vendor == vendor && (m[i].any_device || m[i].device == device))
+                        return true;
+        return false;
+}
+
+bool quirk_matches(const Quirk *q, const Nic *n, const Machine *m) {
+        bool xid = false;
+
+        if (n->xid == CHIP_XID_INVALID)
+                return false;
+        for (size_t i = 0; i < q->n_xids && !xid; i++)
+                xid = xid_match_test(&q->xids[i], n->xid);
+        if (!xid)
+                return false;
+        if (!id_match_test(q->pci_ids, q->n_pci_ids, n->vendor, n->device))
+                return false;
+        if (!id_match_test(q->subsystems, q->n_subsystems, n->subsys_vendor, n->subsys_device))
+                return false;
+        for (int f = 0; f < _DMI_FIELD_MAX; f++)
+                if (q->dmi[f] && (!m->dmi[f][0] || fnmatch(q->dmi[f], m->dmi[f], 0) != 0))
+                        return false;
+        return true;
+}
+
+static void quirk_done(Quirk *q) {
+        free(q->id);
+        free(q->xids);
+        free(q->pci_ids);
+        free(q->subsystems);
+        for (int f = 0; f < _DMI_FIELD_MAX; f++)
+                free(q->dmi[f]);
+        free(q->reason);
+        free(q->reference);
+}
+
+void quirk_db_done(QuirkDb *db) {
+        for (size_t i = 0; i < db->n; i++)
+                quirk_done(&db->quirks[i]);
+        free(db->quirks);
+        strv_free(db->files, db->n_files);
+        *db = (QuirkDb) {};
+}
+
+typedef struct Loader {
+        QuirkDb *db;
+        ssize_t current;       /* index of the quirk whose section we are in, -1 if none */
+        size_t first_of_file;  /* quirks before this index come from earlier files */
+        const char *last_key;  /* for continuation lines */
+        bool seen[_KNOB_MAX + 16];
+} Loader;
+
+enum {
+        KEY_XID = _KNOB_MAX, KEY_PCI_ID, KEY_SUBSYSTEM, KEY_PROFILES, KEY_REASON, KEY_REFERENCE, KEY_SKIP,
+        KEY_DMI_FIRST, /* + DmiField */
+};
+
+static const char *const dmi_keys[_DMI_FIELD_MAX] = {
+        [DMI_SYS_VENDOR] = "dmi-sys-vendor",
+        [DMI_PRODUCT_NAME] = "dmi-product-name",
+        [DMI_BOARD_VENDOR] = "dmi-board-vendor",
+        [DMI_BOARD_NAME] = "dmi-board-name",
+};
+
+static int key_index(const char *key) {
+        static const struct {
+                const char *name;
+                int idx;
+        } keys[] = {
+                { "xid", KEY_XID },       { "pci-id", KEY_PCI_ID },       { "subsystem", KEY_SUBSYSTEM },
+                { "profiles", KEY_PROFILES }, { "reason", KEY_REASON },   { "reference", KEY_REFERENCE },
+                { "skip", KEY_SKIP },
+        };
+        KnobId k = knob_from_name(key);
+
+        if (k >= 0)
+                return k;
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                if (streq(key, keys[i].name))
+                        return keys[i].idx;
+        for (int f = 0; f < _DMI_FIELD_MAX; f++)
+                if (streq(key, dmi_keys[f]))
+                        return KEY_DMI_FIRST + f;
+        return -ENOENT;
+}
+
+static bool is_valid_id(const char *s) {
+        if (!*s || strlen(s) > 64)
+                return false;
+        for (; *s; s++)
+                if (!(isalnum((unsigned char) *s) || *s == '-' || *s == '_' || *s == '.'))
+                        return false;
+        return true;
+}
+
+/* Splits a whitespace-separated list, calling f on each word; returns the number of words or -error. */
+static int for_each_word(const char *value, int (*f)(const char *w, void *u), void *u) {
+        _cleanup_free_ char *copy = strdup(value);
+        char *save = NULL;
+        int n = 0, r;
+
+        if (!copy)
+                return -ENOMEM;
+        for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save), n++) {
+                r = f(w, u);
+                if (r < 0)
+                        return r;
+        }
+        return n;
+}
+
+typedef struct WordCtx {
+        Quirk *q;
+        const char *bad;
+        char badbuf[64];
+} WordCtx;
+
+static int bad_word(WordCtx *c, const char *w, int r) {
+        snprintf(c->badbuf, sizeof(c->badbuf), "%s", w);
+        c->bad = c->badbuf;
+        return r;
+}
+
+#define DEFINE_LIST_ADDER(fname, field, count, type, parse_expr)                       \
+        static int fname(const char *w, void *u) {                                     \
+                WordCtx *c = u;                                                        \
+                type v, *nv;                                                           \
+                int r = (parse_expr);                                                  \
+                if (r < 0)                                                             \
+                        return bad_word(c, w, r);                                      \
+                nv = reallocarray(c->q->field, c->q->count + 1, sizeof(type));        \
+                if (!nv)                                                               \
+                        return -ENOMEM;                                                \
+                c->q->field = nv;                                                      \
+                c->q->field[c->q->count++] = v;                                        \
+                return 0;                                                              \
+        }
+
+DEFINE_LIST_ADDER(add_xid, xids, n_xids, XidMatch, xid_match_parse(w, &v))
+DEFINE_LIST_ADDER(add_pci_id, pci_ids, n_pci_ids, IdMatch, id_match_parse(w, false, &v))
+DEFINE_LIST_ADDER(add_subsystem, subsystems, n_subsystems, IdMatch, id_match_parse(w, true, &v))
+
+static int add_profile(const char *w, void *u) {
+        WordCtx *c = u;
+        Profile p = profile_from_string(w);
+
+        if (p < 0 || p == PROFILE_BALANCED)
+                return bad_word(c, w, -EINVAL);
+        c->q->profiles[p] = true;
+        return 0;
+}
+
+static int add_skip(const char *w, void *u) {
+        WordCtx *c = u;
+        KnobId k = knob_from_name(w);
+
+        if (k < 0)
+                return bad_word(c, w, -EINVAL);
+        c->q->skip[k] = true;
+        return 0;
+}
+
+static int check_reference(const char *w, void *u) {
+        WordCtx *c = u;
+        if (strncmp(w, "https://", 8) != 0 && strncmp(w, "http://", 7) != 0)
+                return bad_word(c, w, -EINVAL);
+        return 0;
+}
+
+static int append_text(char **field, const char *value) {
+        char *n;
+
+        if (!*field) {
+                *field = strdup(value);
+                return *field ? 0 : -ENOMEM;
+        }
+        if (asprintf(&n, "%s %s", *field, value) < 0)
+                return -ENOMEM;
+        free(*field);
+        *field = n;
+        return 0;
+}
+
+static void on_quirk_line(void *userdata, const char *file, unsigned line, const char *section, const char *key,
+                          const char *value, bool continuation, Diagnostics *d) {
+        Loader *l = userdata;
+        QuirkDb *db = l->db;
+        WordCtx wc = {};
+        Quirk *q;
+        int idx, r = 0;
+
+        if (!key) { /* a new section: a new entry */
+                Quirk *nq;
+                l->current = -1;
+                l->last_key = NULL;
+                memset(l->seen, 0, sizeof(l->seen));
+                if (!is_valid_id(section)) {
+                        diag_add(d, file, line, "quirk id \"%s\" must be letters, digits, '-', '_' or '.', entry ignored", section);
+                        return;
+                }
+                nq = reallocarray(db->quirks, db->n + 1, sizeof(Quirk));
+                if (!nq)
+                        return;
+                db->quirks = nq;
+                q = &db->quirks[db->n];
+                *q = (Quirk) { .id = strdup(section), .file = db->files[db->n_files - 1], .line = line };
+                l->current = (ssize_t) db->n++;
+                return;
+        }
+        if (l->current < 0) {
+                if (!section[0])
+                        diag_add(d, file, line, "\"%s\" outside of a [quirk-id] section, ignored", key);
+                return; /* inside a refused section: already reported */
+        }
+        q = &db->quirks[l->current];
+        wc.q = q;
+
+        if (continuation) {
+                if (l->last_key && (streq(l->last_key, "reason") || streq(l->last_key, "reference"))) {
+                        char **field = streq(l->last_key, "reason") ? &q->reason : &q->reference;
+                        if (streq(l->last_key, "reference") && for_each_word(value, check_reference, &wc) < 0)
+                                diag_add(d, file, line, "reference \"%s\" is not an http(s) URL", wc.bad ?: value);
+                        else
+                                (void) append_text(field, value);
+                } else
+                        diag_add(d, file, line, "only reason and reference may continue on the next line");
+                return;
+        }
+
+        idx = key_index(key);
+        if (idx < 0) {
+                diag_add(d, file, line, "unknown key \"%s\"", key);
+                l->last_key = NULL;
+                return;
+        }
+        if (l->seen[idx]) {
+                diag_add(d, file, line, "\"%s\" given twice in [%s]", key, q->id);
+                return;
+        }
+        l->seen[idx] = true;
+        l->last_key = idx == KEY_REASON ? "reason" : idx == KEY_REFERENCE ? "reference" : NULL;
+
+        if (idx < _KNOB_MAX) {
+                r = knob_parse_value(idx, value, &q->value[idx]);
+                if (r < 0)
+                        diag_add(d, file, line, "bad value \"%s\" for %s: %s", value, key,
+                                 r == -ERANGE ? "out of range" : knob_get(idx)->type == KNOB_TYPE_BOOL ? "expected on/off or 1/0" : "expected a decimal number");
+                else
+                        q->set[idx] = true;
+                return;
+        }
+        switch (idx) {
+        case KEY_XID:
+                r = for_each_word(value, add_xid, &wc);
+                if (r < 0)
+                        diag_add(d, file, line, "bad xid \"%s\": expected VALUE/MASK in 3 hex digits each, like 3c0/7c8", wc.bad ?: value);
+                break;
+        case KEY_PCI_ID:
+                r = for_each_word(value, add_pci_id, &wc);
+                if (r < 0)
+                        diag_add(d, file, line, "bad pci-id \"%s\": expected vendor:device like 10ec:8168", wc.bad ?: value);
+                break;
+        case KEY_SUBSYSTEM:
+                r = for_each_word(value, add_subsystem, &wc);
+                if (r < 0)
+                        diag_add(d, file, line, "bad subsystem \"%s\": expected vendor:device or vendor:*", wc.bad ?: value);
+                break;
+        case KEY_PROFILES:
+                r = for_each_word(value, add_profile, &wc);
+                if (r < 0)
+                        diag_add(d, file, line, "bad profile \"%s\": a quirk belongs to performance and/or powersave "
+                                 "(balanced picks one of them)", wc.bad ?: value);
+                break;
+        case KEY_SKIP:
+                r = for_each_word(value, add_skip, &wc);
+                if (r < 0)
+                        diag_add(d, file, line, "bad skip \"%s\": not a knob", wc.bad ?: value);
+                break;
+        case KEY_REASON:
+                (void) append_text(&q->reason, value);
+                break;
+        case KEY_REFERENCE:
+                r = for_each_word(value, check_reference, &wc);
+                if (r < 0)
+                        diag_add(d, file, line, "reference \"%s\" is not an http(s) URL", wc.bad ?: value);
+                else
+                        (void) append_text(&q->reference, value);
+                break;
+        default:
+                if (!*value)
+                        diag_add(d, file, line, "empty %s", key);
+                else
+                        q->dmi[idx - KEY_DMI_FIRST] = strdup(value);
+        }
+}
+
+/* What an entry must have, checked once its section is complete. */
+static void quirk_check(const Quirk *q, Diagnostics *d) {
+        bool any_knob = false, any_profile = false;
+
+        for (int k = 0; k < _KNOB_MAX; k++)
+                any_knob = any_knob || q->set[k] || q->skip[k];
+        for (int p = 0; p < _PROFILE_MAX; p++)
+                any_profile = any_profile || q->profiles[p];
+        if (q->n_xids == 0)
+                diag_add(d, q->file, q->line, "[%s] has no xid to match", q->id);
+        if (!any_profile)
+                diag_add(d, q->file, q->line, "[%s] names no profiles", q->id);
+        if (!any_knob)
+                diag_add(d, q->file, q->line, "[%s] sets no knob", q->id);
+        if (!q->reason || !*q->reason)
+                diag_add(d, q->file, q->line, "[%s] has no reason", q->id);
+        if (!q->reference || !*q->reference)
+                diag_add(d, q->file, q->line, "[%s] has no reference", q->id);
+        for (int k = 0; k < _KNOB_MAX; k++)
+                if (q->set[k] && q->skip[k])
+                        diag_add(d, q->file, q->line, "[%s] both sets and skips %s", q->id, knob_get(k)->name);
+}
+
+int quirk_db_load(QuirkDb *db, const char *const *dirs, size_t n_dirs, Diagnostics *d) {
+        char **all = NULL;
+        size_t n_all = 0;
+        int r = 0;
+
+        *db = (QuirkDb) {};
+        /* Collect by basename: a later directory's file replaces an earlier one's. */
+        for (size_t i = 0; i < n_dirs; i++) {
+                char **files;
+                size_t n;
+
+                r = conf_list_dir(dirs[i], &files, &n);
+                if (r < 0) {
+                        diag_add(d, dirs[i], 0, "cannot list: %s", strerror(-r));
+                        continue;
+                }
+                for (size_t j = 0; j < n; j++) {
+                        const char *base = strrchr(files[j], '/') + 1;
+                        size_t k;
+                        for (k = 0; k < n_all; k++)
+                                if (streq(strrchr(all[k], '/') + 1, base))
+                                        break;
+                        if (k < n_all) {
+                                free(all[k]);
+                                all[k] = files[j];
+                        } else {
+                                char **na = reallocarray(all, n_all + 1, sizeof(char *));
+                                if (!na) {
+                                        strv_free(files + j, n - j);
+                                        free(files);
+                                        strv_free(all, n_all);
+                                        return -ENOMEM;
+                                }
+                                all = na;
+                                all[n_all++] = files[j];
+                        }
+                }
+                free(files);
+        }
+        /* Lexical order of the file name, wherever it lives. */
+        for (size_t i = 1; i < n_all; i++)
+                for (size_t j = i; j > 0 && strcmp(strrchr(all[j - 1], '/'), strrchr(all[j], '/')) > 0; j--) {
+                        char *t = all[j];
+                        all[j] = all[j - 1];
+                        all[j - 1] = t;
+                }
+        db->files = all;
+        for (size_t i = 0; i < n_all; i++) {
+                Loader l = { .db = db, .current = -1, .first_of_file = db->n };
+                db->n_files = i + 1;
+                (void) conf_parse_file(all[i], on_quirk_line, &l, d);
+                for (size_t k = l.first_of_file; k < db->n; k++)
+                        quirk_check(&db->quirks[k], d);
+        }
+        db->n_files = n_all;
+        return 0;
+}
+
+static bool id_lists_overlap(const IdMatch *a, size_t na, const IdMatch *b, size_t nb) {
+        if (na == 0 || nb == 0)
+                return true;
+        for (size_t i = 0; i < na; i++)
+                for (size_t j = 0; j < nb; j++)
+                        if (a[i].vendor == b[j].vendor &&
+                            (a[i].any_device || b[j].any_device || a[i].device == b[j].device))
+                                return true;
+        return false;
+}
+
+/* Some XID the kernel can report that both entries match. */
+static bool xids_overlap(const Quirk *a, const Quirk *b, uint16_t *example) {
+        for (unsigned x = 0; x <= 0xfff; x++) {
+                bool ma = false, mb = false;
+                if (x & ~0xfcfu)
+                        continue;
+                for (size_t i = 0; i < a->n_xids && !ma; i++)
+                        ma = xid_match_test(&a->xids[i], (uint16_t) x);
+                for (size_t i = 0; i < b->n_xids && !mb; i++)
+                        mb = xid_match_test(&b->xids[i], (uint16_t) x);
+                if (ma && mb) {
+                        *example = (uint16_t) x;
+                        return true;
+                }
+        }
+        return false;
+}
+
+static bool has_glob(const char *s) { return strpbrk(s, "*?[") != NULL; }
+
+static bool scopes_overlap(const Quirk *a, const Quirk *b) {
+        bool profile = false;
+
+        for (int p = 0; p < _PROFILE_MAX; p++)
+                profile = profile || (a->profiles[p] && b->profiles[p]);
+        if (!profile)
+                return false;
+        if (!id_lists_overlap(a->pci_ids, a->n_pci_ids, b->pci_ids, b->n_pci_ids) ||
+            !id_lists_overlap(a->subsystems, a->n_subsystems, b->subsystems, b->n_subsystems))
+                return false;
+        /* Two different literal DMI strings can never both match; globs might. */
+        for (int f = 0; f < _DMI_FIELD_MAX; f++)
+                if (a->dmi[f] && b->dmi[f] && !has_glob(a->dmi[f]) && !has_glob(b->dmi[f]) && !streq(a->dmi[f], b->dmi[f]))
+                        return false;
+        return true;
+}
+
+void quirk_db_lint(const QuirkDb *db, Diagnostics *d) {
+        for (size_t i = 0; i < db->n; i++)
+                for (size_t j = i + 1; j < db->n; j++) {
+                        const Quirk *a = &db->quirks[i], *b = &db->quirks[j];
+                        uint16_t x;
+
+                        if (streq(a->id, b->id)) {
+                                diag_add(d, b->file, b->line, "duplicate quirk id \"%s\" (first at %s:%u)", b->id, a->file, a->line);
+                                continue;
+                        }
+                        if (!scopes_overlap(a, b) || !xids_overlap(a, b, &x))
+                                continue;
+                        for (int k = 0; k < _KNOB_MAX; k++) {
+                                char va[KNOB_VALUE_MAX], vb[KNOB_VALUE_MAX];
+                                bool clash = (a->set[k] && b->set[k] && a->value[k] != b->value[k]) ||
+                                             (a->set[k] && b->skip[k]) || (a->skip[k] && b->set[k]);
+                                if (!clash)
+                                        continue;
+                                diag_add(d, b->file, b->line,
+                                         "[%s] contradicts [%s] (%s:%u) on %s: %s vs %s, both match XID %03x",
+                                         b->id, a->id, a->file, a->line, knob_get(k)->name,
+                                         b->skip[k] ? "skip" : knob_format_value(k, b->value[k], vb, sizeof(vb)),
+                                         a->skip[k] ? "skip" : knob_format_value(k, a->value[k], va, sizeof(va)), x);
+                        }
+                }
+}
