@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# plan against the real kernel: with the seed machines' interfaces present as veths, the
+# ethtool knobs are compared with what the kernel has, so the plan holds exactly the change.
+source "$SRCDIR/tests/lib.sh"
+need_root
+Q="$SRCDIR/conf/quirks.d"
+: >"$TMP/empty.conf"
+
+plan() { # plan NS FIXTURE PROFILE
+        local fx; fx=$(fixture "$2")
+        ip netns exec "$1" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" \
+                --config "$TMP/empty.conf" --profile "$3" --json plan
+}
+changes() { jq -r '[.nics[].items[] | select(.action == "change") | "\(.knob)=\(.desired)"] | sort | join(" ")'; }
+
+# ThinkPad E480 on 5.18: SG/TSO off by default, no software coalescing.
+ns=$(netns_new)
+ip -n "$ns" link add enp3s0 type veth peer name peer0
+ip netns exec "$ns" ethtool -K enp3s0 sg off tso off >/dev/null
+eq "e480 performance" "gro_flush_timeout=20000 napi_defer_hard_irqs=1 sg=on tso=on" "$(plan "$ns" thinkpad-e480-8168gu performance | changes)"
+# SG goes on before TSO (the kernel drops TSO without SG)
+eq "e480 order" "sg tso" "$(plan "$ns" thinkpad-e480-8168gu performance | jq -r '[.nics[0].items[] | select(.knob == "sg" or .knob == "tso") | .knob] | join(" ")')"
+eq "e480 powersave" "" "$(plan "$ns" thinkpad-e480-8168gu powersave | changes)"
+
+# RTL8168c: the kernel has TSO/SG on (veth default): both go off, in every profile.
+ns2=$(netns_new)
+ip -n "$ns2" link add enp2s0 type veth peer name peer0
+eq "8168c performance" "sg=off tso=off" "$(plan "$ns2" desktop-8168c performance | changes)"
+eq "8168c powersave" "sg=off tso=off" "$(plan "$ns2" desktop-8168c powersave | changes)"
+# TSO goes off before SG
+eq "8168c order" "tso sg" "$(plan "$ns2" desktop-8168c performance | jq -r '[.nics[0].items[] | select(.knob == "sg" or .knob == "tso") | .knob] | join(" ")')"
+# Already off: nothing to change.
+ip netns exec "$ns2" ethtool -K enp2s0 tso off sg off >/dev/null
+eq "8168c already right" "" "$(plan "$ns2" desktop-8168c performance | changes)"
+eq "8168c keep" "keep keep" "$(plan "$ns2" desktop-8168c performance | jq -r '[.nics[0].items[].action] | join(" ")')"
+
+finish

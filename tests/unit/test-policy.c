@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Config and quirk parsing, the lint, and the pure planner. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <sys/stat.h>
+
+#include "config.h"
+#include "plan.h"
+#include "quirks.h"
+
+static char tmpdir[] = "/tmp/r8t-unit.XXXXXX";
+
+static const char *write_file(const char *name, const char *text) {
+        static char path[4][512];
+        static int slot;
+        char *p = path[slot++ % 4];
+        FILE *f;
+
+        snprintf(p, 512, "%s/%s", tmpdir, name);
+        if (strchr(name, '/')) {
+                char dir[512];
+                snprintf(dir, sizeof(dir), "%s", p);
+                *strrchr(dir, '/') = '\0';
+                mkdir(dir, 0755);
+        }
+        f = fopen(p, "w");
+        fputs(text, f);
+        fclose(f);
+        return p;
+}
+
+static bool diag_has(const Diagnostics *d, const char *needle) {
+        for (size_t i = 0; i < d->n; i++)
+                if (strstr(d->msgs[i], needle))
+                        return true;
+        return false;
+}
+
+static void test_config_ok(void **state) {
+        const char *p = write_file("ok.conf",
+                                   "# comment\n[global]\nprofile = performance\nrestore-on-exit = no\ndrift = leave\n"
+                                   "\n[device office]\nmatch-interface = enp*\nclkpm = 1 ; keep it\ntso = off\n");
+        Diagnostics d = {};
+        Config c;
+
+        assert_int_equal(config_load(&c, p, true, &d), 0);
+        diag_print(&d, stderr);
+        assert_int_equal(d.n, 0);
+        assert_int_equal(c.profile, PROFILE_PERFORMANCE);
+        assert_int_equal(c.profile_origin.line, 3);
+        assert_false(c.restore_on_exit);
+        assert_int_equal(c.drift, DRIFT_LEAVE);
+        assert_int_equal(c.n_devices, 1);
+        assert_true(c.devices[0].set[KNOB_CLKPM]);
+        assert_int_equal(c.devices[0].value[KNOB_CLKPM], 1);
+        assert_int_equal(c.devices[0].knob_origin[KNOB_CLKPM].line, 9);
+        assert_int_equal(c.devices[0].value[KNOB_TSO], 0);
+        config_done(&c);
+}
+
+static void test_config_every_complaint(void **state) {
+        char longline[400];
+        char text[2048];
+        const char *p;
+        Diagnostics d = {};
+        Config c;
+
+        memset(longline, 'x', sizeof(longline) - 1);
+        longline[sizeof(longline) - 1] = '\0';
+        snprintf(text, sizeof(text),
+                 "stray = 1\n"                 /* 1: outside a section */
+                 "[global]\n"                  /* 2 */
+                 "profile = turbo\n"           /* 3: bad value */
+                 "colour = blue\n"             /* 4: unknown key */
+                 "[device x]\n"                /* 5: no match key */
+                 "tso = maybe\n"               /* 6: bad bool */
+                 "rx-usecs = 99999999999\n"    /* 7: out of range */
+                 "match-slot = ../../etc\n"    /* 8: bad slot */
+                 "just words\n"                /* 9: not key = value */
+                 "[strange]\n"                 /* 10: unknown section */
+                 "key = %s\n"                  /* 11: too long */
+                 "[device y]\n"                /* 12 */
+                 "match-mac = f4:93:9f:f0:a5:f5\n"
+                 "bin = \x01\x02\n",           /* 14: not text */
+                 longline);
+        p = write_file("bad.conf", text);
+        assert_int_equal(config_load(&c, p, true, &d), 0);
+        diag_print(&d, stderr);
+        char want[9][128];
+        snprintf(want[0], 128, "%s:1: ", p);
+        snprintf(want[1], 128, "%s:3: bad profile", p);
+        snprintf(want[2], 128, "%s:4: unknown key \"colour\"", p);
+        snprintf(want[3], 128, "%s:5: [device x] has no match", p);
+        snprintf(want[4], 128, "%s:6: bad value \"maybe\" for tso", p);
+        snprintf(want[5], 128, "%s:7: bad value \"99999999999\" for rx-usecs: out of range", p);
+        snprintf(want[6], 128, "%s:8: bad match-slot", p);
+        snprintf(want[7], 128, "%s:9: expected \"key = value\"", p);
+        snprintf(want[8], 128, "%s:11: line too long", p);
+        for (int i = 0; i < 9; i++)
+                assert_true(diag_has(&d, want[i]));
+        assert_true(diag_has(&d, ":10: unknown section [strange]"));
+        assert_true(diag_has(&d, ":14: not text"));
+        assert_int_equal(d.n, 11);
+        config_done(&c);
+        diag_done(&d);
+}
+
+static void test_config_dropins(void **state) {
+        const char *main_conf = write_file("drop.conf", "[global]\nprofile = powersave\n");
+        Diagnostics d = {};
+        Config c;
+
+        write_file("drop.conf.d/20-b.conf", "[global]\nprofile = balanced\n");
+        write_file("drop.conf.d/10-a.conf", "[global]\nprofile = performance\n");
+        write_file("drop.conf.d/README", "not a conf file, ignored\n");
+        assert_int_equal(config_load(&c, main_conf, true, &d), 0);
+        assert_int_equal(d.n, 0);
+        assert_int_equal(c.profile, PROFILE_BALANCED); /* 20-b is read last */
+        assert_non_null(strstr(c.profile_origin.file, "20-b.conf"));
+        assert_int_equal(c.n_files, 3);
+        config_done(&c);
+
+        /* A missing default file is fine; a missing file named on the command line is not. */
+        assert_int_equal(config_load(&c, "/nonexistent/r8169-tuned.conf", false, &d), 0);
+        assert_int_equal(d.n, 0);
+        config_done(&c);
+        assert_int_equal(config_load(&c, "/nonexistent/r8169-tuned.conf", true, &d), 0);
+        assert_int_equal(d.n, 1);
+        config_done(&c);
+        diag_done(&d);
+}
+
+static void load_quirks(const char *dir, QuirkDb *db, Diagnostics *d) {
+        const char *dirs[] = { dir };
+        assert_int_equal(quirk_db_load(db, dirs, 1, d), 0);
+        quirk_db_lint(db, d);
+}
+
+static void test_quirk_complaints(void **state) {
+        Diagnostics d = {};
+        QuirkDb db;
+
+        write_file("q1/a.conf",
+                   "[no-reason]\nxid = 541/7cf\nprofiles = performance\nclkpm = 0\nreference = https://x/1\n"
+                   "[bad values]\n"
+                   "[bad-values]\nxid = 5411\nprofiles = balanced\nclkpm = 7\nreference = ftp://x\nreason = r\nfoo = 1\n"
+                   "[dup]\nxid = 541/7cf\nprofiles = performance\ntso = on\nreason = a\nreference = https://x/2\n");
+        write_file("q1/b.conf", "[dup]\nxid = 509/7cf\nprofiles = performance\ntso = on\nreason = a\nreference = https://x/3\n"
+                                "[clash]\nxid = 541/7cf\nprofiles = performance powersave\ntso = off\nreason = b\n"
+                                "reference = https://x/4\n");
+        char dir[512];
+        snprintf(dir, sizeof(dir), "%s/q1", tmpdir);
+        load_quirks(dir, &db, &d);
+        diag_print(&d, stderr);
+        assert_true(diag_has(&d, "a.conf:1: [no-reason] has no reason"));
+        assert_true(diag_has(&d, "a.conf:6: quirk id \"bad values\""));
+        assert_true(diag_has(&d, "a.conf:8: bad xid \"5411\""));
+        assert_true(diag_has(&d, "a.conf:9: bad profile \"balanced\""));
+        assert_true(diag_has(&d, "a.conf:10: bad value \"7\" for clkpm"));
+        assert_true(diag_has(&d, "a.conf:11: reference \"ftp://x\""));
+        assert_true(diag_has(&d, "a.conf:13: unknown key \"foo\""));
+        assert_true(diag_has(&d, "b.conf:1: duplicate quirk id \"dup\""));
+        assert_true(diag_has(&d, "b.conf:7: [clash] contradicts [dup]"));
+        quirk_db_done(&db);
+        diag_done(&d);
+}
+
+/* A same-named file in a later directory (/etc) replaces the shipped one; others add up. */
+static void test_quirk_override_dir(void **state) {
+        char shipped[512], etc[512];
+        const char *dirs[] = { shipped, etc };
+        Diagnostics d = {};
+        QuirkDb db;
+
+        write_file("ship/20-a.conf", "[a]\nxid = 541/7cf\nprofiles = performance\nclkpm = 0\nreason = r\nreference = https://x/a\n");
+        write_file("ship/30-b.conf", "[b]\nxid = 509/7cf\nprofiles = performance\ntso = on\nreason = r\nreference = https://x/b\n");
+        write_file("etc/20-a.conf", "[a-local]\nxid = 541/7cf\nprofiles = performance\nclkpm = 1\nreason = r\nreference = https://x/c\n");
+        write_file("etc/10-c.conf", "[c]\nxid = 4c0/7cf\nprofiles = powersave\nsg = on\nreason = r\nreference = https://x/d\n");
+        snprintf(shipped, sizeof(shipped), "%s/ship", tmpdir);
+        snprintf(etc, sizeof(etc), "%s/etc", tmpdir);
+        assert_int_equal(quirk_db_load(&db, dirs, 2, &d), 0);
+        assert_int_equal(d.n, 0);
+        assert_int_equal(db.n, 3);
+        /* lexical order of file names, wherever they live */
+        assert_string_equal(db.quirks[0].id, "c");
+        assert_string_equal(db.quirks[1].id, "a-local");
+        assert_non_null(strstr(db.quirks[1].file, "/etc/20-a.conf"));
+        assert_string_equal(db.quirks[2].id, "b");
+        quirk_db_done(&db);
+}
+
+static void test_xid_match_semantics(void **state) {
+        XidMatch m;
+
+        assert_int_equal(xid_match_parse("3c0/7c8", &m), 0);
+        /* 3c0..3c3 are earlier kernel rows (VER_19..21); only what falls to VER_22 matches. */
+        assert_false(xid_match_test(&m, 0x3c0));
+        assert_false(xid_match_test(&m, 0x3c2));
+        assert_true(xid_match_test(&m, 0x3c4));
+        assert_true(xid_match_test(&m, 0x3c7));
+        assert_int_equal(xid_match_parse("541/7cf", &m), 0);
+        assert_true(xid_match_test(&m, 0x541));
+        assert_true(xid_match_test(&m, 0xd41)); /* bit 31 is not in a 7cf mask, as in the kernel */
+        assert_false(xid_match_test(&m, 0x540));
+        /* Not a kernel row: plain bitwise matching. */
+        assert_int_equal(xid_match_parse("500/700", &m), 0);
+        assert_true(xid_match_test(&m, 0x541));
+        assert_int_equal(xid_match_parse("541/7c8", &m), -ERANGE);
+        assert_int_equal(xid_match_parse("541", &m), -EINVAL);
+}
+
+/* The planner, with a tiny database and config of its own. */
+static Quirk q_perf = { .id = "perf", .profiles = { [PROFILE_PERFORMANCE] = true } };
+static Quirk q_all = { .id = "all", .profiles = { [PROFILE_PERFORMANCE] = true, [PROFILE_POWERSAVE] = true } };
+static XidMatch x541 = { 0x541, 0x7cf };
+
+static void setup_quirks(QuirkDb *db, Quirk *qs) {
+        qs[0] = q_perf;
+        qs[0].xids = &x541;
+        qs[0].n_xids = 1;
+        qs[0].set[KNOB_CLKPM] = true;
+        qs[0].value[KNOB_CLKPM] = 0;
+        qs[0].set[KNOB_L1_2_ASPM] = true;
+        qs[0].set[KNOB_L1_1_ASPM] = true;
+        qs[1] = q_all;
+        qs[1].xids = &x541;
+        qs[1].n_xids = 1;
+        qs[1].set[KNOB_TSO] = true;
+        qs[1].skip[KNOB_RX_USECS] = true;
+        *db = (QuirkDb) { .quirks = qs, .n = 2 };
+}
+
+static const PlanItem *find_item(const NicPlan *p, KnobId k) {
+        for (size_t i = 0; i < p->n; i++)
+                if (p->items[i].knob == k)
+                        return &p->items[i];
+        return NULL;
+}
+
+static void test_plan(void **state) {
+        Nic nic = { .slot = "0000:01:00.0", .ifnames = { "enp1s0" }, .n_ifnames = 1, .xid = 0x541, .vendor = 0x10ec, .device = 0x8168 };
+        KnobReading cur[_KNOB_MAX] = {};
+        Quirk qs[2];
+        QuirkDb db;
+        Machine m = {};
+        ConfigDevice dev = { .name = "x", .match_interface = "enp*", .set = { [KNOB_CLKPM] = true },
+                             .value = { [KNOB_CLKPM] = 1 }, .knob_origin = { [KNOB_CLKPM] = { "/etc/x.conf", 7 } } };
+        Config cfg = { .devices = &dev, .n_devices = 1 };
+        NicPlan p;
+        const PlanItem *it;
+
+        setup_quirks(&db, qs);
+        cur[KNOB_CLKPM].value = 1;
+        cur[KNOB_L1_1_ASPM].value = 1; /* the rest read 0 (status OK) */
+        cur[KNOB_TSO] = (KnobReading) { .status = KNOB_STATUS_NO_INTERFACE, .error = -ENODEV };
+
+        /* performance, no config: clkpm 1 -> 0, both L1 substates off, deepest first */
+        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_PERFORMANCE, &m }, &p);
+        it = find_item(&p, KNOB_CLKPM);
+        assert_int_equal(it->action, PLAN_CHANGE);
+        assert_int_equal(it->desired, 0);
+        assert_ptr_equal(it->why.quirk, &qs[0]);
+        assert_int_equal(find_item(&p, KNOB_L1_2_ASPM)->action, PLAN_KEEP);
+        assert_int_equal(find_item(&p, KNOB_L1_1_ASPM)->action, PLAN_CHANGE);
+        assert_true(find_item(&p, KNOB_L1_2_ASPM) < find_item(&p, KNOB_L1_1_ASPM));
+        assert_true(find_item(&p, KNOB_L1_1_ASPM) < find_item(&p, KNOB_CLKPM));
+        assert_int_equal(find_item(&p, KNOB_TSO)->action, PLAN_SKIP);
+        assert_int_equal(find_item(&p, KNOB_RX_USECS)->action, PLAN_EXCLUDED);
+        assert_null(find_item(&p, KNOB_SG)); /* unset is not zero: nobody asked */
+
+        /* powersave: the performance-only quirk is out, the other stays */
+        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_POWERSAVE, &m }, &p);
+        assert_null(find_item(&p, KNOB_CLKPM));
+        assert_non_null(find_item(&p, KNOB_TSO));
+
+        /* config beats the quirk and says which line and which quirk */
+        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m }, &p);
+        it = find_item(&p, KNOB_CLKPM);
+        assert_int_equal(it->action, PLAN_KEEP);
+        assert_int_equal(it->desired, 1);
+        assert_int_equal(it->why.kind, PROVENANCE_CONFIG);
+        assert_int_equal(it->why.origin.line, 7);
+        assert_true(it->overrides);
+        assert_ptr_equal(it->overridden.quirk, &qs[0]);
+
+        /* a config section that does not match changes nothing */
+        dev.match_interface = "wl*";
+        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m }, &p);
+        assert_int_equal(find_item(&p, KNOB_CLKPM)->why.kind, PROVENANCE_QUIRK);
+
+        /* ignore = yes: nothing planned at all */
+        dev.match_interface = "enp1s0";
+        dev.ignore = true;
+        dev.ignore_origin = (Origin) { "/etc/x.conf", 3 };
+        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m }, &p);
+        assert_true(p.ignored);
+        assert_int_equal(p.n, 0);
+
+        /* an unidentified NIC matches no quirk */
+        nic.xid = CHIP_XID_INVALID;
+        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_PERFORMANCE, &m }, &p);
+        assert_int_equal(p.n, 0);
+}
+
+static void test_profile_resolve(void **state) {
+        assert_int_equal(profile_resolve(PROFILE_BALANCED, POWER_AC), PROFILE_PERFORMANCE);
+        assert_int_equal(profile_resolve(PROFILE_BALANCED, POWER_NO_BATTERY), PROFILE_PERFORMANCE);
+        assert_int_equal(profile_resolve(PROFILE_BALANCED, POWER_BATTERY), PROFILE_POWERSAVE);
+        assert_int_equal(profile_resolve(PROFILE_POWERSAVE, POWER_AC), PROFILE_POWERSAVE);
+        assert_int_equal(profile_resolve(PROFILE_PERFORMANCE, POWER_BATTERY), PROFILE_PERFORMANCE);
+        for (int p = 0; p < _PROFILE_MAX; p++)
+                assert_int_equal(profile_from_string(profile_to_string(p)), p);
+}
+
+static int setup(void **state) { return mkdtemp(tmpdir) ? 0 : -1; }
+static int teardown(void **state) {
+        char cmd[600];
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+        return system(cmd);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_config_ok),          cmocka_unit_test(test_config_every_complaint),
+                cmocka_unit_test(test_config_dropins),     cmocka_unit_test(test_quirk_complaints),
+                cmocka_unit_test(test_quirk_override_dir),
+                cmocka_unit_test(test_xid_match_semantics), cmocka_unit_test(test_plan),
+                cmocka_unit_test(test_profile_resolve),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}
