@@ -8,3 +8,5 @@ int cmd_status(const Options *o);
 int cmd_plan(const Options *o);
 int cmd_check_config(const Options *o);
 int cmd_quirks(const Options *o);
+int cmd_apply(const Options *o);
+int cmd_restore(const Options *o);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <fnmatch.h>
+#include <inttypes.h>
 
 #include "backend.h"
 #include "log.h"
@@ -161,4 +162,88 @@ void backend_read_all(Backend *b, const Nic *n, KnobReading out[_KNOB_MAX]) {
         }
         read_features(b, n, out);
         read_coalesce(b, n, out);
+}
+
+void backend_read_knob(Backend *b, const Nic *n, KnobId id, KnobReading *ret) {
+        KnobReading all[_KNOB_MAX];
+
+        switch (knob_get(id)->backend) {
+        case KNOB_BACKEND_LINK:
+                read_link(b, n, id, ret);
+                return;
+        case KNOB_BACKEND_NETDEV:
+                read_netdev(b, n, id, ret);
+                return;
+        case KNOB_BACKEND_FEATURE:
+                read_features(b, n, all);
+                break;
+        case KNOB_BACKEND_COALESCE:
+                read_coalesce(b, n, all);
+                break;
+        default:
+                return;
+        }
+        *ret = all[id];
+}
+
+static int need_interface(Backend *b, const Nic *n, EthtoolError *err) {
+        if (!nic_ifname(n)) {
+                *err = (EthtoolError) { .error = -ENODEV, .message = "no network interface" };
+                return -ENODEV;
+        }
+        if (!b->nl) {
+                *err = (EthtoolError) { .error = b->nl_error, .message = "ethtool netlink unavailable" };
+                return b->nl_error;
+        }
+        return 0;
+}
+
+int backend_write(Backend *b, const Nic *n, KnobId id, uint64_t value, EthtoolError *err) {
+        const Knob *k = knob_get(id);
+        char dir[64], text[KNOB_VALUE_MAX];
+        int r;
+
+        *err = (EthtoolError) {};
+        snprintf(text, sizeof(text), "%" PRIu64, value);
+        switch (k->backend) {
+        case KNOB_BACKEND_LINK:
+                snprintf(dir, sizeof(dir), "bus/pci/devices/%s/link", n->slot);
+                r = sysroot_write(b->root, dir, k->name, text);
+                break;
+        case KNOB_BACKEND_NETDEV:
+                if (!nic_ifname(n))
+                        return err->error = -ENODEV;
+                snprintf(dir, sizeof(dir), "class/net/%s", nic_ifname(n));
+                r = sysroot_write(b->root, dir, k->name, text);
+                if (r == -ENOENT) {
+                        _cleanup_close_ int fd = sysroot_open_dir(b->root, dir);
+                        if (fd < 0)
+                                r = -ENODEV; /* the interface went away */
+                }
+                break;
+        case KNOB_BACKEND_COALESCE:
+                r = need_interface(b, n, err);
+                if (r < 0)
+                        return r;
+                return ethtool_nl_coalesce_set(b->nl, nic_ifname(n), k->nl_attr, (uint32_t) value, err);
+        default:
+                return err->error = -EINVAL;
+        }
+        err->error = r < 0 ? r : 0;
+        return r;
+}
+
+int backend_features_get(Backend *b, const Nic *n, EthtoolFeatures *ret, EthtoolError *err) {
+        int r = need_interface(b, n, err);
+        if (r < 0)
+                return r;
+        return ethtool_nl_features_get(b->nl, nic_ifname(n), ret, err);
+}
+
+int backend_features_set(Backend *b, const Nic *n, const char *const *names, const bool *values, size_t count,
+                         EthtoolFeatures *refused, EthtoolError *err) {
+        int r = need_interface(b, n, err);
+        if (r < 0)
+                return r;
+        return ethtool_nl_features_set(b->nl, nic_ifname(n), names, values, count, refused, err);
 }

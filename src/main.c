@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <getopt.h>
+#include <signal.h>
 
 #include "commands.h"
 #include "log.h"
@@ -12,6 +13,8 @@ static void help(void) {
                "  plan [NIC...]     What apply would change, and why; changes nothing\n"
                "  check-config      Validate configuration and quirk files\n"
                "  quirks [NIC...]   The quirk database, or the entries matching these NICs\n"
+               "  apply [NIC...]    Apply the plan, recording originals first\n"
+               "  restore [NIC...]  Write back the originals r8169-tuned recorded\n"
                "\nOptions:\n"
                "  -h --help             Show this help\n"
                "     --version          Show the version\n"
@@ -21,6 +24,7 @@ static void help(void) {
                "     --config FILE      Configuration file (default " CONFIG_DEFAULT_PATH ")\n"
                "     --quirks DIR       Quirk directory instead of the shipped and /etc ones\n"
                "     --profile NAME     performance, balanced or powersave, whatever is configured\n"
+               "     --state-dir DIR    Undo journals (default /run/r8169-tuned)\n"
                "     --log-level LEVEL  err, warning, notice, info, debug\n");
 }
 
@@ -32,10 +36,13 @@ static const struct {
         { "plan", cmd_plan },
         { "check-config", cmd_check_config },
         { "quirks", cmd_quirks },
+        { "apply", cmd_apply },
+        { "restore", cmd_restore },
 };
 
 int main(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_JSON, ARG_SYSFS, ARG_KERNEL_LOG, ARG_LOG_LEVEL, ARG_CONFIG, ARG_QUIRKS, ARG_PROFILE };
+        enum { ARG_VERSION = 0x100, ARG_JSON, ARG_SYSFS, ARG_KERNEL_LOG, ARG_LOG_LEVEL, ARG_CONFIG, ARG_QUIRKS, ARG_PROFILE, ARG_STATE_DIR,
+               ARG_FAULT };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
@@ -46,6 +53,9 @@ int main(int argc, char *argv[]) {
                 { "config", required_argument, NULL, ARG_CONFIG },
                 { "quirks", required_argument, NULL, ARG_QUIRKS },
                 { "profile", required_argument, NULL, ARG_PROFILE },
+                { "state-dir", required_argument, NULL, ARG_STATE_DIR },
+                /* Test seam, not documented: "N:KILL" or "N:STOP" after the N-th write. */
+                { "fault-after-writes", required_argument, NULL, ARG_FAULT },
                 {}
         };
         Options o = { .sysfs = "/sys", .state_dir = "/run/r8169-tuned" };
@@ -83,6 +93,20 @@ int main(int argc, char *argv[]) {
                         }
                         o.profile = optarg;
                         break;
+                case ARG_STATE_DIR:
+                        o.state_dir = optarg;
+                        break;
+                case ARG_FAULT: {
+                        unsigned n;
+                        char sig[8];
+                        if (sscanf(optarg, "%u:%7s", &n, sig) != 2 || n == 0 || (!streq(sig, "KILL") && !streq(sig, "STOP"))) {
+                                log_error("--fault-after-writes takes N:KILL or N:STOP.");
+                                return 2;
+                        }
+                        o.fault_after_writes = n;
+                        o.fault_signal = streq(sig, "KILL") ? SIGKILL : SIGSTOP;
+                        break;
+                }
                 case ARG_LOG_LEVEL:
                         level = log_level_from_string(optarg);
                         if (level < 0) {

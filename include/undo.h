@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <linux/ethtool.h>
+#include <net/if.h>
+
+#include "confparse.h"
+#include "nic.h"
+
+/*
+ * The undo journal: per NIC (keyed by PCI slot, checked against the permanent
+ * MAC), the original value of every knob r8169-tuned changed and the value it
+ * set. It is written atomically before each change, so a crash at any moment
+ * leaves enough to restore. The first original of a knob is kept for good.
+ */
+typedef enum UndoKind {
+        UNDO_LINK,     /* link/<knob> */
+        UNDO_NETDEV,   /* class/net/<if>/<knob> */
+        UNDO_COALESCE, /* ethtool coalesce <knob> */
+        UNDO_FEATURE,  /* one kernel feature, by its own name */
+        _UNDO_KIND_MAX,
+} UndoKind;
+
+const char *undo_kind_to_string(UndoKind k);
+
+typedef struct UndoEntry {
+        UndoKind kind;
+        char name[ETH_GSTRING_LEN];
+        uint64_t original;
+        uint64_t set; /* what the kernel held after our write */
+} UndoEntry;
+
+typedef struct UndoJournal {
+        char *path;
+        char slot[PCI_SLOT_LEN];
+        char mac[18];               /* "" when unknown */
+        char ifname[IFNAMSIZ];      /* for messages only */
+        UndoEntry *entries;
+        size_t n;
+        char **raw;                 /* lines that did not parse: kept verbatim, never dropped */
+        size_t n_raw;
+} UndoJournal;
+
+void undo_done(UndoJournal *j);
+/* Pure parser (fuzzed): bad lines are diagnosed with file:line and kept in raw. */
+int undo_parse(const char *text, size_t len, const char *path, UndoJournal *ret, Diagnostics *d);
+/* Loads <state_dir>/<slot>; a missing file is an empty journal. */
+int undo_load(const char *state_dir, const char *slot, UndoJournal *ret, Diagnostics *d);
+/* All journals in a state directory (slots of NICs that may be gone). */
+int undo_list(const char *state_dir, char ***ret_slots, size_t *n);
+
+UndoEntry *undo_find(UndoJournal *j, UndoKind kind, const char *name);
+/* Adds an entry, or updates the value set while keeping the first original. */
+int undo_record(UndoJournal *j, UndoKind kind, const char *name, uint64_t original, uint64_t set);
+void undo_remove(UndoJournal *j, UndoEntry *e);
+/* Temporary file, fsync, rename, fsync of the directory; an empty journal is removed. */
+int undo_save(UndoJournal *j);

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdarg.h>
+
+#include "log.h"
+#include "nic-log.h"
+
+typedef struct Fields {
+        char buf[16][256];
+        const char *v[17];
+        size_t n;
+} Fields;
+
+static void _printf_(2, 3) field(Fields *f, const char *fmt, ...) {
+        va_list ap;
+
+        if (f->n >= ELEMENTSOF(f->buf))
+                return;
+        va_start(ap, fmt);
+        vsnprintf(f->buf[f->n], sizeof(f->buf[f->n]), fmt, ap);
+        va_end(ap);
+        f->v[f->n] = f->buf[f->n];
+        f->n++;
+        f->v[f->n] = NULL;
+}
+
+static void nic_fields(Fields *f, const char *message_id, const Nic *n) {
+        field(f, "MESSAGE_ID=%s", message_id);
+        if (nic_ifname(n))
+                field(f, "INTERFACE=%s", nic_ifname(n));
+        field(f, "PCI_SLOT=%s", n->slot);
+        if (n->chip)
+                field(f, "CHIP=%s", n->chip->name);
+        if (n->xid != CHIP_XID_INVALID)
+                field(f, "XID=%03x", n->xid);
+        if (n->perm_mac[0])
+                field(f, "PERMANENT_MAC=%s", n->perm_mac);
+}
+
+/* "enp1s0 (0000:01:00.0, RTL8168h/8111h XID 541)" */
+static void nic_prefix(char *buf, size_t size, const Nic *n) {
+        char chip[64] = "";
+        if (n->xid != CHIP_XID_INVALID)
+                snprintf(chip, sizeof(chip), ", %s XID %03x", n->chip ? n->chip->name : "unknown chip", n->xid);
+        snprintf(buf, size, "%s (%s%s)", nic_ifname(n) ?: n->slot, n->slot, chip);
+}
+
+int log_nic_knob(int level, const char *message_id, const Nic *n, KnobId knob, const char *old_value,
+                 const char *new_value, const Provenance *why, int error, const char *fmt, ...) {
+        char msg[1024], prefix[160], prov[600] = "";
+        Fields f = {};
+        va_list ap;
+
+        if (level > log_get_max_level())
+                return error < 0 ? error : -error;
+        nic_fields(&f, message_id, n);
+        field(&f, "KNOB=%s", knob_get(knob)->name);
+        if (old_value)
+                field(&f, "OLD_VALUE=%s", old_value);
+        if (new_value)
+                field(&f, "NEW_VALUE=%s", new_value);
+        if (why && why->kind == PROVENANCE_QUIRK) {
+                field(&f, "QUIRK=%s", why->quirk->id);
+                snprintf(prov, sizeof(prov), " (quirk %s)", why->quirk->id);
+        } else if (why && why->kind == PROVENANCE_CONFIG) {
+                field(&f, "CONFIG_FILE=%s", why->origin.file);
+                field(&f, "CONFIG_LINE=%u", why->origin.line);
+                snprintf(prov, sizeof(prov), " (%s:%u)", why->origin.file, why->origin.line);
+        }
+        errno = error < 0 ? -error : error;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        nic_prefix(prefix, sizeof(prefix), n);
+        return log_internal(level, error, f.v, "%s: %s%s", prefix, msg, prov);
+}
+
+int log_nic(int level, const char *message_id, const Nic *n, int error, const char *fmt, ...) {
+        char msg[1024], prefix[160];
+        Fields f = {};
+        va_list ap;
+
+        if (level > log_get_max_level())
+                return error < 0 ? error : -error;
+        nic_fields(&f, message_id, n);
+        errno = error < 0 ? -error : error;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        nic_prefix(prefix, sizeof(prefix), n);
+        return log_internal(level, error, f.v, "%s: %s", prefix, msg);
+}

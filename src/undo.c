@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <sys/stat.h>
+
+#include "knob.h"
+#include "undo.h"
+
+#define UNDO_HEADER "# r8169-tuned undo journal 1"
+#define UNDO_MAX_FILE (256 * 1024)
+#define UNDO_MAX_ENTRIES 1024
+
+static const char *const kind_names[_UNDO_KIND_MAX] = {
+        [UNDO_LINK] = "link",
+        [UNDO_NETDEV] = "netdev",
+        [UNDO_COALESCE] = "coalesce",
+        [UNDO_FEATURE] = "feature",
+};
+
+const char *undo_kind_to_string(UndoKind k) { return k < _UNDO_KIND_MAX ? kind_names[k] : NULL; }
+
+static int undo_kind_from_string(const char *s) {
+        for (int i = 0; i < _UNDO_KIND_MAX; i++)
+                if (streq(s, kind_names[i]))
+                        return i;
+        return -EINVAL;
+}
+
+void undo_done(UndoJournal *j) {
+        free(j->path);
+        free(j->entries);
+        strv_free(j->raw, j->n_raw);
+        *j = (UndoJournal) {};
+}
+
+static int keep_raw(UndoJournal *j, const char *line, size_t len) {
+        char **n = reallocarray(j->raw, j->n_raw + 1, sizeof(char *));
+        if (!n)
+                return -ENOMEM;
+        j->raw = n;
+        j->raw[j->n_raw] = strndup(line, len);
+        if (!j->raw[j->n_raw])
+                return -ENOMEM;
+        j->n_raw++;
+        return 0;
+}
+
+static bool word_ok(const char *s) {
+        if (!*s)
+                return false;
+        for (; *s; s++)
+                if (!isgraph((unsigned char) *s))
+                        return false;
+        return true;
+}
+
+/* "kind name original set": both values decimal; the name a knob or a kernel feature name. */
+static int parse_entry(const char *line, UndoEntry *ret) {
+        char kind[16], name[ETH_GSTRING_LEN + 1], orig[24], set[24], extra[2];
+        UndoEntry e = {};
+        int k;
+
+        if (sscanf(line, "%15s %32s %23s %23s %1s", kind, name, orig, set, extra) != 4)
+                return -EBADMSG;
+        k = undo_kind_from_string(kind);
+        if (k < 0 || strlen(name) >= ETH_GSTRING_LEN || !word_ok(name))
+                return -EBADMSG;
+        if (parse_u64(orig, &e.original) < 0 || parse_u64(set, &e.set) < 0)
+                return -EBADMSG;
+        if (k != UNDO_FEATURE && knob_from_name(name) < 0)
+                return -EBADMSG;
+        if (k == UNDO_FEATURE && (e.original > 1 || e.set > 1))
+                return -EBADMSG;
+        e.kind = (UndoKind) k;
+        memcpy(e.name, name, strlen(name) + 1);
+        *ret = e;
+        return 0;
+}
+
+int undo_parse(const char *text, size_t len, const char *path, UndoJournal *ret, Diagnostics *d) {
+        UndoJournal j = {};
+        unsigned lineno = 0;
+        const char *p = text, *end = text + len;
+
+        while (p < end) {
+                const char *nl = memchr(p, '\n', (size_t) (end - p));
+                size_t n = nl ? (size_t) (nl - p) : (size_t) (end - p);
+                char line[256];
+                UndoEntry e;
+
+                lineno++;
+                if (n >= sizeof(line) || memchr(p, '\0', n)) {
+                        diag_add(d, path, lineno, "unreadable line kept as it is");
+                        if (keep_raw(&j, p, n) < 0)
+                                goto nomem;
+                        goto next;
+                }
+                memcpy(line, p, n);
+                line[n] = '\0';
+                if (n == 0 || line[0] == '#')
+                        goto next;
+                if (strncmp(line, "slot ", 5) == 0 && pci_slot_valid(line + 5))
+                        memcpy(j.slot, line + 5, PCI_SLOT_LEN);
+                else if (strncmp(line, "mac ", 4) == 0 && strlen(line + 4) == 17)
+                        memcpy(j.mac, line + 4, 18);
+                else if (strncmp(line, "interface ", 10) == 0 && ifname_valid(line + 10))
+                        memcpy(j.ifname, line + 10, strlen(line + 10) + 1);
+                else if (j.n < UNDO_MAX_ENTRIES && parse_entry(line, &e) >= 0) {
+                        UndoEntry *ne;
+                        if (undo_find(&j, e.kind, e.name)) {
+                                /* A duplicate can only come from outside: keep it, do not guess which is right. */
+                                diag_add(d, path, lineno, "second entry for %s %s kept as it is", kind_names[e.kind], e.name);
+                                if (keep_raw(&j, p, n) < 0)
+                                        goto nomem;
+                                goto next;
+                        }
+                        ne = reallocarray(j.entries, j.n + 1, sizeof(UndoEntry));
+                        if (!ne)
+                                goto nomem;
+                        j.entries = ne;
+                        j.entries[j.n++] = e;
+                } else {
+                        diag_add(d, path, lineno, "cannot parse \"%.60s\", kept as it is", line);
+                        if (keep_raw(&j, p, n) < 0)
+                                goto nomem;
+                }
+        next:
+                p = nl ? nl + 1 : end;
+        }
+        *ret = j;
+        return 0;
+nomem:
+        undo_done(&j);
+        return -ENOMEM;
+}
+
+int undo_load(const char *state_dir, const char *slot, UndoJournal *ret, Diagnostics *d) {
+        _cleanup_free_ char *path = NULL, *buf = NULL;
+        _cleanup_close_ int fd = -1;
+        UndoJournal j = {};
+        struct stat st;
+        size_t n = 0;
+        int r;
+
+        if (!pci_slot_valid(slot))
+                return -EINVAL;
+        if (asprintf(&path, "%s/%s", state_dir, slot) < 0)
+                return -ENOMEM;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+        if (fd < 0 && errno != ENOENT)
+                return -errno;
+        if (fd >= 0) {
+                if (fstat(fd, &st) < 0)
+                        return -errno;
+                if (!S_ISREG(st.st_mode) || st.st_size > UNDO_MAX_FILE)
+                        return -EBADMSG;
+                buf = malloc((size_t) st.st_size + 1);
+                if (!buf)
+                        return -ENOMEM;
+                while (n < (size_t) st.st_size) {
+                        ssize_t k = read(fd, buf + n, (size_t) st.st_size - n);
+                        if (k < 0 && errno == EINTR)
+                                continue;
+                        if (k <= 0)
+                                break;
+                        n += (size_t) k;
+                }
+                r = undo_parse(buf, n, path, &j, d);
+                if (r < 0)
+                        return r;
+        }
+        memcpy(j.slot, slot, PCI_SLOT_LEN);
+        j.path = TAKE_PTR(path);
+        *ret = j;
+        return 0;
+}
+
+int undo_list(const char *state_dir, char ***ret_slots, size_t *n) {
+        DIR *d = opendir(state_dir);
+        char **v = NULL;
+        size_t k = 0;
+
+        *ret_slots = NULL;
+        *n = 0;
+        if (!d)
+                return errno == ENOENT ? 0 : -errno;
+        for (struct dirent *de; (de = readdir(d));) {
+                char **nv;
+                if (!pci_slot_valid(de->d_name))
+                        continue;
+                nv = reallocarray(v, k + 1, sizeof(char *));
+                if (!nv || !(nv[k] = strdup(de->d_name))) {
+                        closedir(d);
+                        strv_free(nv ? nv : v, k);
+                        return -ENOMEM;
+                }
+                v = nv;
+                k++;
+        }
+        closedir(d);
+        *ret_slots = v;
+        *n = k;
+        return 0;
+}
+
+UndoEntry *undo_find(UndoJournal *j, UndoKind kind, const char *name) {
+        for (size_t i = 0; i < j->n; i++)
+                if (j->entries[i].kind == kind && streq(j->entries[i].name, name))
+                        return &j->entries[i];
+        return NULL;
+}
+
+int undo_record(UndoJournal *j, UndoKind kind, const char *name, uint64_t original, uint64_t set) {
+        UndoEntry *e = undo_find(j, kind, name), *ne;
+
+        if (e) {
+                e->set = set; /* the first original stays */
+                return 0;
+        }
+        if (j->n >= UNDO_MAX_ENTRIES || strlen(name) >= ETH_GSTRING_LEN)
+                return -E2BIG;
+        ne = reallocarray(j->entries, j->n + 1, sizeof(UndoEntry));
+        if (!ne)
+                return -ENOMEM;
+        j->entries = ne;
+        e = &j->entries[j->n++];
+        *e = (UndoEntry) { .kind = kind, .original = original, .set = set };
+        memcpy(e->name, name, strlen(name) + 1);
+        return 0;
+}
+
+void undo_remove(UndoJournal *j, UndoEntry *e) {
+        size_t i = (size_t) (e - j->entries);
+        if (i >= j->n)
+                return;
+        memmove(e, e + 1, (j->n - i - 1) * sizeof(UndoEntry));
+        j->n--;
+}
+
+static int fsync_dir_of(const char *path) {
+        _cleanup_free_ char *copy = strdup(path);
+        _cleanup_close_ int fd = -1;
+
+        if (!copy)
+                return -ENOMEM;
+        fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0 || fsync(fd) < 0)
+                return -errno;
+        return 0;
+}
+
+int undo_save(UndoJournal *j) {
+        _cleanup_free_ char *tmp = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
+        int fd, r;
+
+        if (j->n == 0 && j->n_raw == 0) {
+                if (unlink(j->path) < 0 && errno != ENOENT)
+                        return -errno;
+                return fsync_dir_of(j->path);
+        }
+        if (asprintf(&tmp, "%s.XXXXXX", j->path) < 0)
+                return -ENOMEM;
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        f = fdopen(fd, "w");
+        if (!f) {
+                r = -errno;
+                close(fd);
+                goto fail;
+        }
+        fprintf(f, UNDO_HEADER "\nslot %s\n", j->slot);
+        if (j->mac[0])
+                fprintf(f, "mac %s\n", j->mac);
+        if (j->ifname[0])
+                fprintf(f, "interface %s\n", j->ifname);
+        for (size_t i = 0; i < j->n; i++)
+                fprintf(f, "%s %s %" PRIu64 " %" PRIu64 "\n", kind_names[j->entries[i].kind], j->entries[i].name,
+                        j->entries[i].original, j->entries[i].set);
+        for (size_t i = 0; i < j->n_raw; i++)
+                fprintf(f, "%s\n", j->raw[i]);
+        if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) < 0) {
+                r = -errno ?: -EIO;
+                goto fail;
+        }
+        if (rename(tmp, j->path) < 0) {
+                r = -errno;
+                goto fail;
+        }
+        return fsync_dir_of(j->path);
+fail:
+        unlink(tmp);
+        return r;
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# kill -9 of apply right after each single write in turn (every injection point), then
+# restore: every original value comes back, every time.
+source "$SRCDIR/tests/lib.sh"
+need_root
+Q="$SRCDIR/conf/quirks.d"
+
+# Knobs on every backend that can be written here: three link states, the feature batch,
+# two netdev attributes. (Coalescing is EOPNOTSUPP on veth: no write to interrupt.)
+cat >"$TMP/many.conf" <<'CONF'
+[device lenovo]
+match-slot = 0000:01:00.0
+l1_1_aspm = 0
+l1_1_pcipm = 0
+tso = off
+sg = off
+gro_flush_timeout = 50000
+napi_defer_hard_irqs = 2
+CONF
+base=$(fixture lenovo-8168h)
+ns=$(netns_new)
+ip -n "$ns" link add enp1s0 type veth peer name peer0
+snapshot() { (cd "$1/sys" && find . -type f -print0 | sort -z | xargs -0 sha256sum); ip netns exec "$ns" ethtool -k enp1s0; }
+
+# How many writes a whole apply makes: that many injection points.
+cp -a "$base" "$TMP/count"
+set +e
+ip netns exec "$ns" "$R8T" --sysfs "$TMP/count/sys" --kernel-log "$base/kernel.log" --quirks "$Q" --config "$TMP/many.conf" \
+        --profile performance --state-dir "$TMP/count-state" apply >/dev/null 2>&1
+set -e
+ip netns exec "$ns" "$R8T" --sysfs "$TMP/count/sys" --state-dir "$TMP/count-state" restore >/dev/null 2>&1
+writes=$(ip netns exec "$ns" "$R8T" --sysfs "$TMP/count/sys" --kernel-log "$base/kernel.log" --quirks "$Q" \
+        --config "$TMP/many.conf" --profile performance --json plan | jq '[.nics[0].items[] | select(.action == "change") | .knob] | map(if . == "tso" or . == "sg" then "features" else . end) | unique | length')
+eq "injection points" 6 "$writes"
+
+for n in $(seq 1 "$writes"); do
+        fx="$TMP/run$n"
+        cp -a "$base" "$fx"
+        before=$(snapshot "$fx")
+        set +e
+        ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --config "$TMP/many.conf" \
+                --profile performance --state-dir "$TMP/state$n" --fault-after-writes "$n:KILL" apply >/dev/null 2>&1
+        rc=$?
+        set -e
+        eq "write $n: killed" 137 "$rc"
+        [[ "$(snapshot "$fx")" != "$before" ]] && ok || fail "write $n: something had changed before the kill"
+        set +e
+        out=$(ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --state-dir "$TMP/state$n" restore 2>&1); rc=$?
+        set -e
+        eq "write $n: restore exit" 0 "$rc"
+        eq "write $n: every original back" "$before" "$(snapshot "$fx")"
+        [[ ! -e "$TMP/state$n/0000:01:00.0" ]] && ok || fail "write $n: journal cleared"
+done
+
+# A journal with a line nobody can parse: apply refuses to touch the NIC (never loses an
+# original), restore puts back what it can read and keeps the rest.
+fx="$TMP/corrupt"; cp -a "$base" "$fx"; mkdir -p "$TMP/cstate"
+printf '# r8169-tuned undo journal 1\nslot 0000:01:00.0\nlink clkpm 1 0\nlink l1_1_aspm 1 Z\n' >"$TMP/cstate/0000:01:00.0"
+echo 0 >"$fx/sys/bus/pci/devices/0000:01:00.0/link/clkpm"
+set +e
+out=$(ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --config "$TMP/many.conf" \
+        --profile performance --state-dir "$TMP/cstate" apply 2>&1); rc=$?
+set -e
+eq "corrupt journal: apply refuses" 1 "$rc"
+contains "corrupt journal: file:line" "$TMP/cstate/0000:01:00.0:4: cannot parse" "$out"
+eq "corrupt journal: nothing changed" 1 "$(cat "$fx/sys/bus/pci/devices/0000:01:00.0/link/l1_1_aspm")"
+set +e
+out=$(ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --state-dir "$TMP/cstate" restore 2>&1); rc=$?
+set -e
+eq "corrupt journal: clkpm restored" 1 "$(cat "$fx/sys/bus/pci/devices/0000:01:00.0/link/clkpm")"
+grep -q "^link l1_1_aspm 1 Z$" "$TMP/cstate/0000:01:00.0" && ok || fail "corrupt journal: unreadable line kept"
+contains "corrupt journal: reported" "could not be read and stays there" "$out"
+
+finish

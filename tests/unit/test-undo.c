@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <sys/stat.h>
+
+#include "undo.h"
+
+static char dir[] = "/tmp/r8t-undo.XXXXXX";
+
+static void test_round_trip(void **state) {
+        UndoJournal j = {}, k = {};
+        Diagnostics d = {};
+
+        assert_int_equal(undo_load(dir, "0000:01:00.0", &j, &d), 0); /* missing: empty */
+        assert_int_equal(j.n, 0);
+        strcpy(j.mac, "f4:93:9f:f0:a5:f5");
+        assert_int_equal(undo_record(&j, UNDO_LINK, "clkpm", 1, 0), 0);
+        assert_int_equal(undo_record(&j, UNDO_FEATURE, "tx-tcp-segmentation", 1, 0), 0);
+        assert_int_equal(undo_record(&j, UNDO_NETDEV, "gro_flush_timeout", 0, 20000), 0);
+        /* A later record keeps the first original and updates what was set. */
+        assert_int_equal(undo_record(&j, UNDO_NETDEV, "gro_flush_timeout", 30000, 40000), 0);
+        assert_int_equal(undo_save(&j), 0);
+
+        assert_int_equal(undo_load(dir, "0000:01:00.0", &k, &d), 0);
+        assert_int_equal(d.n, 0);
+        assert_int_equal(k.n, 3);
+        assert_string_equal(k.mac, "f4:93:9f:f0:a5:f5");
+        assert_int_equal(undo_find(&k, UNDO_NETDEV, "gro_flush_timeout")->original, 0);
+        assert_int_equal(undo_find(&k, UNDO_NETDEV, "gro_flush_timeout")->set, 40000);
+        assert_int_equal(undo_find(&k, UNDO_FEATURE, "tx-tcp-segmentation")->set, 0);
+        assert_null(undo_find(&k, UNDO_LINK, "tx-tcp-segmentation"));
+
+        /* Emptied: the file goes. */
+        while (k.n)
+                undo_remove(&k, &k.entries[0]);
+        assert_int_equal(undo_save(&k), 0);
+        char path[256];
+        snprintf(path, sizeof(path), "%s/0000:01:00.0", dir);
+        assert_int_equal(access(path, F_OK), -1);
+        undo_done(&j);
+        undo_done(&k);
+}
+
+static void test_bad_lines_kept(void **state) {
+        static const char text[] = "# r8169-tuned undo journal 1\nslot 0000:01:00.0\n"
+                                   "link clkpm 1 0\n"
+                                   "link nosuchknob 1 0\n"
+                                   "feature tx-sg 2 0\n"
+                                   "link clkpm 0 1\n"
+                                   "netdev gro_flush_timeout 99999999999999999999 0\n"
+                                   "link clkpm\n";
+        UndoJournal j = {};
+        Diagnostics d = {};
+
+        assert_int_equal(undo_parse(text, sizeof(text) - 1, "J", &j, &d), 0);
+        assert_int_equal(j.n, 1);
+        assert_int_equal(j.entries[0].original, 1);
+        assert_int_equal(j.n_raw, 5);
+        assert_int_equal(d.n, 5);
+        assert_string_equal(j.raw[2], "link clkpm 0 1"); /* the duplicate is kept, not chosen */
+        assert_non_null(strstr(d.msgs[0], "J:4: "));
+        undo_done(&j);
+        diag_done(&d);
+
+        /* Binary junk and NULs: no crash, nothing invented. */
+        static const char junk[] = "\x00\x01link clkpm 1 0\n\xff\xfe\n";
+        assert_int_equal(undo_parse(junk, sizeof(junk) - 1, "J", &j, &d), 0);
+        assert_int_equal(j.n, 0);
+        undo_done(&j);
+        diag_done(&d);
+}
+
+static int setup(void **state) { return mkdtemp(dir) ? 0 : -1; }
+static int teardown(void **state) { return rmdir(dir); }
+
+int main(void) {
+        const struct CMUnitTest tests[] = { cmocka_unit_test(test_round_trip), cmocka_unit_test(test_bad_lines_kept) };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}
