@@ -57,3 +57,20 @@ int ethtool_nl_coalesce_set(EthtoolNl *e, const char *ifname, uint16_t attr, uin
 /* Reply parsers, exposed for unit tests and fuzzing: they take a whole generic netlink message. */
 int ethtool_nl_parse_features(const void *nlmsg, size_t len, EthtoolFeatures *ret);
 int ethtool_nl_parse_coalesce(const void *nlmsg, size_t len, EthtoolCoalesce *ret);
+
+/*
+ * The ethtool "monitor" multicast group: FEATURES_NTF and COALESCE_NTF when
+ * anyone changes a feature or coalescing value. Notifications carry compact
+ * (nameless) bitsets, so callers re-read by name rather than decode them.
+ */
+typedef struct EthtoolMonitor EthtoolMonitor;
+typedef void (*ethtool_monitor_handler)(uint8_t cmd, const char *ifname, void *userdata);
+
+int ethtool_monitor_new(EthtoolMonitor **ret);
+EthtoolMonitor *ethtool_monitor_free(EthtoolMonitor *m);
+DEFINE_TRIVIAL_CLEANUP_FUNC(EthtoolMonitor *, ethtool_monitor_free);
+int ethtool_monitor_fd(EthtoolMonitor *m);
+/* Reads what is queued without blocking; -ENOBUFS when the kernel dropped notifications. */
+int ethtool_monitor_receive(EthtoolMonitor *m, ethtool_monitor_handler h, void *userdata);
+/* Pure: the command and device name of a notification (fuzzed). */
+int ethtool_nl_parse_notification(const void *nlmsg, size_t len, uint8_t *ret_cmd, char *ifname, size_t size);

@@ -7,6 +7,11 @@
 #include "log.h"
 #include "nic-log.h"
 
+static void set_held(ApplyContext *ctx, KnobId k, bool v) {
+        if (ctx->held)
+                ctx->held[k] = v;
+}
+
 static void after_write(ApplyContext *ctx) {
         ctx->writes++;
         if (ctx->fault_after > 0 && ctx->writes == ctx->fault_after)
@@ -81,21 +86,29 @@ static int journal_open(ApplyContext *ctx, const Nic *n, UndoJournal *j, bool st
         return 0;
 }
 
-static void apply_skip(const Nic *n, const PlanItem *it, ApplyStats *st) {
+static void apply_skip(ApplyContext *ctx, const Nic *n, const PlanItem *it, ApplyStats *st) {
         char want[KNOB_VALUE_MAX];
         const char *why = it->current.message[0] ? it->current.message
                           : it->current.error ? strerror(-it->current.error) : knob_status_to_string(it->current.status);
 
         if (it->current.status == KNOB_STATUS_UNSUPPORTED || it->current.status == KNOB_STATUS_ABSENT) {
+                bool said = ctx->unsupported_said && ctx->unsupported_said[it->knob];
                 st->unsupported++;
-                log_nic_knob(LOG_WARNING, R8T_MESSAGE_KNOB_UNSUPPORTED, n, it->knob, NULL, fmt(it->knob, it->desired, want),
+                if (ctx->unsupported_said)
+                        ctx->unsupported_said[it->knob] = true;
+                log_nic_knob(said ? LOG_DEBUG : LOG_WARNING, R8T_MESSAGE_KNOB_UNSUPPORTED, n, it->knob, NULL, fmt(it->knob, it->desired, want),
                              &it->why, it->current.error, "%s %s on this NIC (%s); %s not applied",
                              knob_get(it->knob)->name,
                              it->current.status == KNOB_STATUS_UNSUPPORTED ? "is not supported" : "does not exist",
                              why, want);
         } else {
-                st->failed++;
-                log_nic_knob(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, it->knob, NULL, fmt(it->knob, it->desired, want),
+                bool waiting = ctx->daemon && it->current.status == KNOB_STATUS_NO_INTERFACE;
+                if (waiting)
+                        st->waiting++;
+                else
+                        st->failed++;
+                log_nic_knob(waiting ? LOG_DEBUG : LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, it->knob, NULL,
+                             fmt(it->knob, it->desired, want),
                              &it->why, it->current.error, "cannot read %s (%s); %s not applied",
                              knob_get(it->knob)->name, why, want);
         }
@@ -161,6 +174,7 @@ static void apply_scalar(ApplyContext *ctx, const Nic *n, const PlanItem *it, Un
                              &it->why, 0, "wrote %s=%s but the kernel kept %s", name, want, now_s);
         } else {
                 st->changed++;
+                set_held(ctx, it->knob, true);
                 log_nic_knob(LOG_INFO, R8T_MESSAGE_KNOB_CHANGED, n, it->knob, old, want, &it->why, 0, "%s %s -> %s",
                              name, old, want);
         }
@@ -254,6 +268,7 @@ static void apply_features(ApplyContext *ctx, const Nic *n, const PlanItem *cons
                         }
                 if (now.status == KNOB_STATUS_OK && now.value == it->desired && !now.partial) {
                         st->changed++;
+                        set_held(ctx, it->knob, true);
                         log_nic_knob(LOG_INFO, R8T_MESSAGE_KNOB_CHANGED, n, it->knob, old, want, &it->why, 0,
                                      "%s %s -> %s", knob_get(it->knob)->name, old, want);
                 } else {
@@ -294,6 +309,8 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
         ApplyStats before = *st;
         int r;
 
+        if (ctx->held)
+                memset(ctx->held, 0, _KNOB_MAX * sizeof(bool));
         if (p->ignored) {
                 log_nic(LOG_INFO, R8T_MESSAGE_NIC_IGNORED, n, 0, "ignored (%s:%u)", p->ignored_by.file, p->ignored_by.line);
                 return 0;
@@ -318,9 +335,10 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
                 switch (it->action) {
                 case PLAN_KEEP:
                         st->unchanged++;
+                        set_held(ctx, it->knob, true);
                         break;
                 case PLAN_SKIP:
-                        apply_skip(n, it, st);
+                        apply_skip(ctx, n, it, st);
                         break;
                 case PLAN_CHANGE:
                         if (knob_get(it->knob)->backend != KNOB_BACKEND_FEATURE)
@@ -336,9 +354,13 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
                 }
         }
         undo_done(&j);
-        log_nic(st->failed > before.failed ? LOG_WARNING : LOG_INFO, R8T_MESSAGE_NIC_TUNED, n, 0,
-                "%u changed, %u already right, %u not supported, %u failed", st->changed - before.changed,
-                st->unchanged - before.unchanged, st->unsupported - before.unsupported, st->failed - before.failed);
+        if (st->waiting > before.waiting && st->changed + st->failed == before.changed + before.failed)
+                log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, n, 0, "waiting for its network interface");
+        else
+                log_nic(st->failed > before.failed ? LOG_WARNING : LOG_INFO, R8T_MESSAGE_NIC_TUNED, n, 0,
+                        "%u changed, %u already right, %u not supported, %u failed", st->changed - before.changed,
+                        st->unchanged - before.unchanged, st->unsupported - before.unsupported,
+                        st->failed - before.failed);
         return st->failed > before.failed || st->unsupported > before.unsupported ? -EIO : 0;
 }
 
@@ -398,7 +420,9 @@ static void restore_scalar(ApplyContext *ctx, const Nic *n, UndoJournal *j, Undo
         }
 }
 
-static void restore_features(ApplyContext *ctx, const Nic *n, UndoJournal *j, ApplyStats *st) {
+static bool kept(const bool *keep, KnobId k) { return keep && k >= 0 && keep[k]; }
+
+static void restore_features(ApplyContext *ctx, const Nic *n, UndoJournal *j, const bool *keep, ApplyStats *st) {
         EthtoolFeatures f = {}, after = {};
         FeatureBatch b = {};
         EthtoolError err = {};
@@ -408,7 +432,7 @@ static void restore_features(ApplyContext *ctx, const Nic *n, UndoJournal *j, Ap
         r = backend_features_get(ctx->backend, n, &f, &err);
         if (r < 0) {
                 for (size_t i = 0; i < j->n; i++)
-                        if (j->entries[i].kind == UNDO_FEATURE) {
+                        if (j->entries[i].kind == UNDO_FEATURE && !kept(keep, knob_for_feature(j->entries[i].name))) {
                                 st->failed++;
                                 log_nic_knob(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, knob_for_feature(j->entries[i].name) >= 0 ?
                                              knob_for_feature(j->entries[i].name) : KNOB_TSO, NULL, NULL, NULL, r,
@@ -422,7 +446,7 @@ static void restore_features(ApplyContext *ctx, const Nic *n, UndoJournal *j, Ap
                 const EthtoolFeature *cur = e->kind == UNDO_FEATURE ? ethtool_features_find(&f, e->name) : NULL;
                 KnobId k = knob_for_feature(e->name);
 
-                if (e->kind != UNDO_FEATURE) {
+                if (e->kind != UNDO_FEATURE || kept(keep, k)) {
                         i++;
                         continue;
                 }
@@ -484,7 +508,7 @@ static void restore_features(ApplyContext *ctx, const Nic *n, UndoJournal *j, Ap
         ethtool_features_done(&after);
 }
 
-int restore_nic(ApplyContext *ctx, const Nic *n, const char *slot, ApplyStats *st) {
+static int restore_filtered(ApplyContext *ctx, const Nic *n, const char *slot, const bool *keep, ApplyStats *st) {
         ApplyStats before = *st;
         UndoJournal j = {};
         Nic gone;
@@ -510,7 +534,7 @@ int restore_nic(ApplyContext *ctx, const Nic *n, const char *slot, ApplyStats *s
         for (size_t i = 0; i < j.n;) {
                 UndoEntry *e = &j.entries[i];
                 size_t n_before = j.n;
-                if (e->kind == UNDO_FEATURE || knob_from_name(e->name) < 0) {
+                if (e->kind == UNDO_FEATURE || knob_from_name(e->name) < 0 || kept(keep, knob_from_name(e->name))) {
                         i++;
                         continue;
                 }
@@ -519,7 +543,8 @@ int restore_nic(ApplyContext *ctx, const Nic *n, const char *slot, ApplyStats *s
                         i++;
                 (void) undo_save(&j);
         }
-        restore_features(ctx, n, &j, st);
+        if (j.n > 0)
+                restore_features(ctx, n, &j, keep, st);
         r = undo_save(&j);
         if (r < 0)
                 log_nic(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, r, "cannot update the undo journal %s: %m", j.path);
@@ -532,4 +557,20 @@ int restore_nic(ApplyContext *ctx, const Nic *n, const char *slot, ApplyStats *s
                 log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, n, 0, "%u restored, %u left alone, %u failed",
                         st->restored - before.restored, st->left_alone - before.left_alone, st->failed - before.failed);
         return st->failed > before.failed ? -EIO : 0;
+}
+
+int restore_nic(ApplyContext *ctx, const Nic *n, const char *slot, ApplyStats *st) {
+        return restore_filtered(ctx, n, slot, NULL, st);
+}
+
+int restore_unplanned(ApplyContext *ctx, const Nic *n, const NicPlan *plan, ApplyStats *st) {
+        bool keep[_KNOB_MAX] = {};
+        char path[4096];
+
+        snprintf(path, sizeof(path), "%s/%s", ctx->state_dir, n->slot);
+        if (access(path, F_OK) < 0)
+                return 0; /* nothing recorded: nothing to give back */
+        for (size_t i = 0; i < plan->n; i++)
+                keep[plan->items[i].knob] = plan->items[i].action != PLAN_EXCLUDED;
+        return restore_filtered(ctx, n, n->slot, keep, st);
 }

@@ -2,6 +2,7 @@
 #include <fnmatch.h>
 #include <linux/ethtool_netlink.h>
 #include <linux/netlink.h>
+#include <net/if.h>
 #include <netlink/attr.h>
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
@@ -475,4 +476,103 @@ int ethtool_nl_coalesce_set(EthtoolNl *e, const char *ifname, uint16_t attr, uin
                 return -ENOMEM;
         }
         return transact(e, m, NULL, NULL, err);
+}
+
+struct EthtoolMonitor {
+        struct nl_sock *sock;
+        ethtool_monitor_handler handler;
+        void *userdata;
+};
+
+static int ntf_parse_nlh(struct nlmsghdr *nlh, uint8_t *ret_cmd, char *ifname, size_t size) {
+        static struct nla_policy hdr_policy[ETHTOOL_A_HEADER_MAX + 1] = {
+                [ETHTOOL_A_HEADER_DEV_INDEX] = { .type = NLA_U32 },
+                [ETHTOOL_A_HEADER_DEV_NAME] = { .type = NLA_NUL_STRING, .maxlen = IFNAMSIZ },
+        };
+        struct nlattr *tb[2], *hdr[ETHTOOL_A_HEADER_MAX + 1];
+        struct genlmsghdr *g;
+
+        if (!genlmsg_valid_hdr(nlh, 0))
+                return -EBADMSG;
+        g = nlmsg_data(nlh);
+        /* Every ethtool message has its request header as attribute 1. */
+        if (genlmsg_parse(nlh, 0, tb, 1, NULL) < 0 || !tb[1])
+                return -EBADMSG;
+        if (nla_parse_nested(hdr, ETHTOOL_A_HEADER_MAX, tb[1], hdr_policy) < 0 || !hdr[ETHTOOL_A_HEADER_DEV_NAME])
+                return -EBADMSG;
+        if (strscpy(ifname, size, nla_get_string(hdr[ETHTOOL_A_HEADER_DEV_NAME])) < 0)
+                return -EBADMSG;
+        *ret_cmd = g->cmd;
+        return 0;
+}
+
+int ethtool_nl_parse_notification(const void *buf, size_t len, uint8_t *ret_cmd, char *ifname, size_t size) {
+        struct nlmsghdr *nlh = raw_message(buf, len);
+        if (!nlh)
+                return -EBADMSG;
+        return ntf_parse_nlh(nlh, ret_cmd, ifname, size);
+}
+
+static int on_notification(struct nl_msg *msg, void *arg) {
+        EthtoolMonitor *m = arg;
+        char ifname[IFNAMSIZ];
+        uint8_t cmd;
+
+        if (ntf_parse_nlh(nlmsg_hdr(msg), &cmd, ifname, sizeof(ifname)) >= 0 && m->handler)
+                m->handler(cmd, ifname, m->userdata);
+        return NL_OK;
+}
+
+int ethtool_monitor_new(EthtoolMonitor **ret) {
+        _cleanup_(ethtool_monitor_freep) EthtoolMonitor *m = NULL;
+        int grp, r;
+
+        m = calloc(1, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        m->sock = nl_socket_alloc();
+        if (!m->sock)
+                return -ENOMEM;
+        nl_socket_disable_seq_check(m->sock);
+        r = genl_connect(m->sock);
+        if (r < 0)
+                return nle_to_errno(r);
+        grp = genl_ctrl_resolve_grp(m->sock, ETHTOOL_GENL_NAME, ETHTOOL_MCGRP_MONITOR_NAME);
+        if (grp < 0)
+                return -EOPNOTSUPP;
+        r = nl_socket_add_membership(m->sock, grp);
+        if (r < 0)
+                return nle_to_errno(r);
+        r = nl_socket_set_nonblocking(m->sock);
+        if (r < 0)
+                return nle_to_errno(r);
+        nl_socket_modify_cb(m->sock, NL_CB_VALID, NL_CB_CUSTOM, on_notification, m);
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+EthtoolMonitor *ethtool_monitor_free(EthtoolMonitor *m) {
+        if (!m)
+                return NULL;
+        nl_socket_free(m->sock);
+        free(m);
+        return NULL;
+}
+
+int ethtool_monitor_fd(EthtoolMonitor *m) { return nl_socket_get_fd(m->sock); }
+
+int ethtool_monitor_receive(EthtoolMonitor *m, ethtool_monitor_handler h, void *userdata) {
+        int r;
+
+        m->handler = h;
+        m->userdata = userdata;
+        for (;;) {
+                r = nl_recvmsgs_default(m->sock);
+                if (r == -NLE_AGAIN)
+                        return 0;
+                if (r == -NLE_NOMEM || r == -NLE_MSG_OVERFLOW)
+                        return -ENOBUFS;
+                if (r < 0)
+                        return nle_to_errno(r);
+        }
 }

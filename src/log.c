@@ -2,6 +2,8 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+/* The location would always be log.c: callers give context in fields instead. */
+#define SD_JOURNAL_SUPPRESS_LOCATION 1
 #include <systemd/sd-journal.h>
 
 #include "log.h"

@@ -15,6 +15,7 @@ static void help(void) {
                "  quirks [NIC...]   The quirk database, or the entries matching these NICs\n"
                "  apply [NIC...]    Apply the plan, recording originals first\n"
                "  restore [NIC...]  Write back the originals r8169-tuned recorded\n"
+               "  daemon            Tune, and keep tuned: hotplug, link up, resume, drift (the service)\n"
                "\nOptions:\n"
                "  -h --help             Show this help\n"
                "     --version          Show the version\n"
@@ -25,7 +26,8 @@ static void help(void) {
                "     --quirks DIR       Quirk directory instead of the shipped and /etc ones\n"
                "     --profile NAME     performance, balanced or powersave, whatever is configured\n"
                "     --state-dir DIR    Undo journals (default /run/r8169-tuned)\n"
-               "     --log-level LEVEL  err, warning, notice, info, debug\n");
+               "     --log-level LEVEL  err, warning, notice, info, debug\n"
+               "     --log-target TARGET  auto, journal or stderr\n");
 }
 
 static const struct {
@@ -38,11 +40,12 @@ static const struct {
         { "quirks", cmd_quirks },
         { "apply", cmd_apply },
         { "restore", cmd_restore },
+        { "daemon", cmd_daemon },
 };
 
 int main(int argc, char *argv[]) {
         enum { ARG_VERSION = 0x100, ARG_JSON, ARG_SYSFS, ARG_KERNEL_LOG, ARG_LOG_LEVEL, ARG_CONFIG, ARG_QUIRKS, ARG_PROFILE, ARG_STATE_DIR,
-               ARG_FAULT };
+               ARG_FAULT, ARG_LOG_TARGET };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
@@ -54,11 +57,12 @@ int main(int argc, char *argv[]) {
                 { "quirks", required_argument, NULL, ARG_QUIRKS },
                 { "profile", required_argument, NULL, ARG_PROFILE },
                 { "state-dir", required_argument, NULL, ARG_STATE_DIR },
+                { "log-target", required_argument, NULL, ARG_LOG_TARGET },
                 /* Test seam, not documented: "N:KILL" or "N:STOP" after the N-th write. */
                 { "fault-after-writes", required_argument, NULL, ARG_FAULT },
                 {}
         };
-        Options o = { .sysfs = "/sys", .state_dir = "/run/r8169-tuned" };
+        Options o = { .sysfs = "/sys", .state_dir = "/run/r8169-tuned", .log_level = -1 };
         const char *cmd;
         int c, level;
 
@@ -93,6 +97,18 @@ int main(int argc, char *argv[]) {
                         }
                         o.profile = optarg;
                         break;
+                case ARG_LOG_TARGET:
+                        if (streq(optarg, "journal"))
+                                log_set_target(LOG_TARGET_JOURNAL);
+                        else if (streq(optarg, "stderr"))
+                                log_set_target(LOG_TARGET_STDERR);
+                        else if (streq(optarg, "auto"))
+                                log_set_target(LOG_TARGET_AUTO);
+                        else {
+                                log_error("--log-target takes auto, journal or stderr.");
+                                return 2;
+                        }
+                        break;
                 case ARG_STATE_DIR:
                         o.state_dir = optarg;
                         break;
@@ -114,6 +130,7 @@ int main(int argc, char *argv[]) {
                                 return 2;
                         }
                         log_set_max_level(level);
+                        o.log_level = level;
                         break;
                 default:
                         return 2;

@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <net/if.h>
+#include <signal.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-device.h>
+#include <systemd/sd-event.h>
+#include <linux/ethtool_netlink.h>
+
+#include "apply.h"
+#include "log.h"
+#include "manager.h"
+#include "nic-log.h"
+#include "rtnl.h"
+
+/* What the manager remembers about one NIC between events. */
+typedef struct ManagedNic {
+        Nic nic;
+        bool dirty;                       /* re-apply at the next idle moment */
+        bool drift_check;                 /* a notification said something changed */
+        bool up;                          /* IFF_UP, as rtnetlink last said */
+        bool unsupported_said[_KNOB_MAX]; /* "not supported" is a state, said once */
+        bool held[_KNOB_MAX];             /* the planned value held after the last apply */
+        bool desired_set[_KNOB_MAX];
+        uint64_t desired[_KNOB_MAX];
+        bool drift_logged[_KNOB_MAX];
+        bool yielded[_KNOB_MAX];          /* drift = leave: another tool owns it now */
+        unsigned failed, unsupported, waiting; /* of the last apply */
+} ManagedNic;
+
+typedef struct Manager {
+        const Options *opts;
+        sd_event *event;
+        Sysroot *root;
+        Backend backend;
+        Config config;
+        QuirkDb quirks;
+        Machine machine;
+        Profile profile;
+
+        ManagedNic *nics;
+        size_t n_nics;
+
+        sd_device_monitor *monitor;
+        RtnlMonitor *rtnl;
+        EthtoolMonitor *ethmon;
+        sd_bus *bus;
+        sd_bus_slot *sleep_slot;
+        sd_event_source *work;  /* the deferred, coalescing worker */
+        bool rescan;            /* rediscover PCI devices before working */
+        bool everything;        /* re-apply every NIC */
+} Manager;
+
+static void manager_schedule(Manager *m) {
+        sd_event_source_set_enabled(m->work, SD_EVENT_ONESHOT);
+}
+
+static ManagedNic *manager_find_ifname(Manager *m, const char *ifname) {
+        for (size_t i = 0; i < m->n_nics; i++)
+                for (size_t k = 0; k < m->nics[i].nic.n_ifnames; k++)
+                        if (streq(m->nics[i].nic.ifnames[k], ifname))
+                                return &m->nics[i];
+        return NULL;
+}
+
+static ManagedNic *manager_find_slot(Manager *m, const char *slot) {
+        for (size_t i = 0; i < m->n_nics; i++)
+                if (streq(m->nics[i].nic.slot, slot))
+                        return &m->nics[i];
+        return NULL;
+}
+
+static int manager_load_policy(Manager *m, Config *config, QuirkDb *quirks) {
+        Diagnostics d = {};
+
+        config_defaults(config);
+        context_check_policy(m->opts, config, quirks, &d);
+        if (d.n > 0) {
+                for (size_t i = 0; i < d.n; i++)
+                        log_internal(LOG_ERR, 0, (const char *[]) { "MESSAGE_ID=" R8T_MESSAGE_CONFIG_REJECTED, NULL },
+                                     "%s", d.msgs[i]);
+                diag_done(&d);
+                config_done(config);
+                quirk_db_done(quirks);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static void manager_update_profile(Manager *m) {
+        Profile configured = m->opts->profile ? profile_from_string(m->opts->profile) : m->config.profile;
+        Profile p;
+
+        machine_read(m->root, &m->machine);
+        p = profile_resolve(configured, m->machine.power);
+        if (p != m->profile) {
+                log_info("Profile %s (%s, power: %s).", profile_to_string(p), profile_to_string(configured),
+                         power_source_to_string(m->machine.power));
+                m->profile = p;
+                m->everything = true;
+        }
+}
+
+/* Rediscovers the PCI bus; keeps what is known of NICs that stay, forgets the ones that left. */
+static int manager_rescan(Manager *m) {
+        IdentifyContext ic = { .root = m->root, .kernel_log = m->opts->kernel_log };
+        NicList l = {};
+        ManagedNic *nn;
+        int r;
+
+        r = nic_discover(m->root, &l);
+        if (r < 0)
+                return log_error_errno(r, "Cannot scan PCI devices: %m");
+        nn = calloc(l.n + 1, sizeof(ManagedNic));
+        if (!nn) {
+                nic_list_done(&l);
+                return log_oom();
+        }
+        for (size_t i = 0; i < l.n; i++) {
+                ManagedNic *old = manager_find_slot(m, l.nics[i].slot);
+                bool same = old && streq(old->nic.perm_mac, l.nics[i].perm_mac) && old->nic.xid != CHIP_XID_INVALID;
+
+                if (same) {
+                        nn[i] = *old;
+                        /* Interfaces get renamed; the identity (slot, MAC, XID) stays. */
+                        memcpy(nn[i].nic.ifnames, l.nics[i].ifnames, sizeof(l.nics[i].ifnames));
+                        nn[i].nic.n_ifnames = l.nics[i].n_ifnames;
+                        memcpy(nn[i].nic.driver, l.nics[i].driver, sizeof(l.nics[i].driver));
+                } else {
+                        nn[i] = (ManagedNic) { .nic = l.nics[i], .dirty = true };
+                        nic_identify(&nn[i].nic, &ic);
+                        log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, &nn[i].nic, 0, "found");
+                }
+        }
+        for (size_t i = 0; i < m->n_nics; i++) {
+                bool kept = false;
+                for (size_t k = 0; k < l.n && !kept; k++)
+                        kept = streq(m->nics[i].nic.slot, l.nics[k].slot);
+                if (!kept)
+                        log_nic(LOG_INFO, R8T_MESSAGE_NIC_GONE, &m->nics[i].nic, 0, "gone; forgotten");
+        }
+        free(m->nics);
+        m->nics = nn;
+        m->n_nics = l.n;
+        nic_list_done(&l);
+        return 0;
+}
+
+static void manager_apply(Manager *m, ManagedNic *mn) {
+        ApplyContext ac = { .backend = &m->backend, .state_dir = m->opts->state_dir,
+                            .unsupported_said = mn->unsupported_said, .held = mn->held, .daemon = true };
+        KnobReading current[_KNOB_MAX];
+        ApplyStats st = {};
+        NicPlan plan;
+        size_t k = 0;
+
+        backend_read_all(&m->backend, &mn->nic, current);
+        plan_nic(&(PlanInput) { .nic = &mn->nic, .current = current, .quirks = &m->quirks, .config = &m->config,
+                                .profile = m->profile, .machine = &m->machine },
+                 &plan);
+        /* drift = leave: what another tool took over stays with it until a reload. */
+        for (size_t i = 0; i < plan.n; i++)
+                if (!mn->yielded[plan.items[i].knob])
+                        plan.items[k++] = plan.items[i];
+        plan.n = k;
+
+        (void) restore_unplanned(&ac, &mn->nic, &plan, &st);
+        (void) apply_nic(&ac, &mn->nic, &plan, &st);
+
+        memset(mn->desired_set, 0, sizeof(mn->desired_set));
+        for (size_t i = 0; i < plan.n; i++)
+                if (plan.items[i].action == PLAN_CHANGE || plan.items[i].action == PLAN_KEEP) {
+                        mn->desired_set[plan.items[i].knob] = true;
+                        mn->desired[plan.items[i].knob] = plan.items[i].desired;
+                }
+        mn->failed = st.failed;
+        mn->waiting = st.waiting;
+        mn->unsupported = st.unsupported;
+}
+
+/* Another tool changed a feature or coalescing value of a NIC we manage. */
+static void manager_check_drift(Manager *m, ManagedNic *mn) {
+        KnobReading now[_KNOB_MAX];
+
+        backend_read_all(&m->backend, &mn->nic, now);
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                KnobBackend b = knob_get(k)->backend;
+                char was[KNOB_VALUE_MAX], is[KNOB_VALUE_MAX];
+                const char *was_s, *is_s;
+
+                if ((b != KNOB_BACKEND_FEATURE && b != KNOB_BACKEND_COALESCE) || !mn->desired_set[k] || !mn->held[k])
+                        continue;
+                if (now[k].status != KNOB_STATUS_OK || (now[k].value == mn->desired[k] && !now[k].partial))
+                        continue;
+                was_s = knob_format_value(k, mn->desired[k], was, sizeof(was));
+                is_s = now[k].partial ? "partial" : knob_format_value(k, now[k].value, is, sizeof(is));
+                mn->held[k] = false;
+                if (m->config.drift == DRIFT_LEAVE) {
+                        mn->yielded[k] = true;
+                        log_nic_knob(LOG_NOTICE, R8T_MESSAGE_DRIFT, &mn->nic, k, was_s, is_s, NULL, 0,
+                                     "%s changed from %s to %s outside r8169-tuned; leaving it (drift = leave)",
+                                     knob_get(k)->name, was_s, is_s);
+                        continue;
+                }
+                log_nic_knob(mn->drift_logged[k] ? LOG_DEBUG : LOG_NOTICE, R8T_MESSAGE_DRIFT, &mn->nic, k, was_s, is_s,
+                             NULL, 0, "%s changed from %s to %s outside r8169-tuned; putting %s back",
+                             knob_get(k)->name, was_s, is_s, was_s);
+                mn->drift_logged[k] = true;
+                mn->dirty = true;
+        }
+}
+
+static void manager_notify_status(Manager *m, const char *extra) {
+        unsigned tuned = 0, waiting = 0, unsupported = 0;
+        char status[256], w[64] = "";
+
+        for (size_t i = 0; i < m->n_nics; i++) {
+                tuned += m->nics[i].failed == 0 && m->nics[i].waiting == 0;
+                waiting += m->nics[i].waiting > 0;
+                unsupported += m->nics[i].unsupported;
+        }
+        if (waiting)
+                snprintf(w, sizeof(w), ", %u waiting for an interface", waiting);
+        snprintf(status, sizeof(status), "%sSTATUS=%u NIC%s tuned%s, %u unsupported knob%s (profile %s)", extra ?: "",
+                 tuned, tuned == 1 ? "" : "s", w, unsupported, unsupported == 1 ? "" : "s", profile_to_string(m->profile));
+        (void) sd_notify(false, status);
+}
+
+static int on_work(sd_event_source *s, void *userdata) {
+        Manager *m = userdata;
+
+        if (m->rescan) {
+                m->rescan = false;
+                (void) manager_rescan(m);
+        }
+        for (size_t i = 0; i < m->n_nics; i++) {
+                ManagedNic *mn = &m->nics[i];
+                if (mn->drift_check) {
+                        mn->drift_check = false;
+                        manager_check_drift(m, mn);
+                }
+                if (mn->dirty || m->everything) {
+                        mn->dirty = false;
+                        manager_apply(m, mn);
+                }
+        }
+        m->everything = false;
+        manager_notify_status(m, NULL);
+        return 0;
+}
+
+static int on_device(sd_device_monitor *monitor, sd_device *d, void *userdata) {
+        Manager *m = userdata;
+        const char *subsystem = NULL, *sysname = NULL;
+        sd_device_action_t action = _SD_DEVICE_ACTION_INVALID;
+        ManagedNic *mn;
+
+        (void) sd_device_get_subsystem(d, &subsystem);
+        (void) sd_device_get_sysname(d, &sysname);
+        (void) sd_device_get_action(d, &action);
+        if (!subsystem || !sysname)
+                return 0;
+        if (streq(subsystem, "power_supply")) {
+                if (m->config.profile == PROFILE_BALANCED && !m->opts->profile) {
+                        manager_update_profile(m);
+                        manager_schedule(m);
+                }
+                return 0;
+        }
+        if (action != SD_DEVICE_ADD && action != SD_DEVICE_MOVE && action != SD_DEVICE_REMOVE)
+                return 0;
+        log_debug("udev: %s %s", sysname, action == SD_DEVICE_ADD ? "added" : action == SD_DEVICE_MOVE ? "renamed" : "removed");
+        /* Bursts coalesce: each event only marks work; the worker runs when the queue is drained. */
+        m->rescan = true;
+        mn = manager_find_ifname(m, sysname);
+        if (mn)
+                mn->dirty = true;
+        manager_schedule(m);
+        return 0;
+}
+
+static void on_link(const char *ifname, int ifindex, unsigned flags, bool removed, void *userdata) {
+        Manager *m = userdata;
+        ManagedNic *mn = manager_find_ifname(m, ifname);
+        bool up = flags & IFF_UP;
+
+        if (!mn || removed)
+                return;
+        /* r8169 rewrites IntrMitigate on every open: re-apply when the interface comes up. */
+        if (up && !mn->up) {
+                log_debug("%s: up; re-applying.", ifname);
+                mn->dirty = true;
+                manager_schedule(m);
+        }
+        mn->up = up;
+}
+
+static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Manager *m = userdata;
+        if (rtnl_monitor_receive(m->rtnl, on_link, m) == -ENOBUFS) {
+                log_warning("Link notifications were lost; re-applying everything.");
+                m->everything = true;
+                manager_schedule(m);
+        }
+        return 0;
+}
+
+static void on_ethtool_ntf(uint8_t cmd, const char *ifname, void *userdata) {
+        Manager *m = userdata;
+        ManagedNic *mn;
+
+        if (cmd != ETHTOOL_MSG_FEATURES_NTF && cmd != ETHTOOL_MSG_COALESCE_NTF)
+                return;
+        mn = manager_find_ifname(m, ifname);
+        if (!mn)
+                return;
+        mn->drift_check = true;
+        manager_schedule(m);
+}
+
+static int on_ethtool_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Manager *m = userdata;
+        if (ethtool_monitor_receive(m->ethmon, on_ethtool_ntf, m) == -ENOBUFS) {
+                for (size_t i = 0; i < m->n_nics; i++)
+                        m->nics[i].drift_check = true;
+                manager_schedule(m);
+        }
+        return 0;
+}
+
+static int on_prepare_for_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
+        Manager *m = userdata;
+        int sleeping = 0;
+
+        if (sd_bus_message_read(msg, "b", &sleeping) < 0 || sleeping)
+                return 0;
+        log_info("Resumed from suspend; re-applying.");
+        manager_update_profile(m);
+        m->everything = true;
+        manager_schedule(m);
+        return 0;
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = userdata;
+        Config config;
+        QuirkDb quirks;
+
+        (void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading configuration");
+        if (manager_load_policy(m, &config, &quirks) < 0) {
+                log_internal(LOG_ERR, 0, (const char *[]) { "MESSAGE_ID=" R8T_MESSAGE_CONFIG_REJECTED, NULL },
+                             "New configuration rejected; the previous one stays in force.");
+                manager_notify_status(m, "READY=1\n");
+                return 0;
+        }
+        config_done(&m->config);
+        quirk_db_done(&m->quirks);
+        m->config = config;
+        m->quirks = quirks;
+        log_set_max_level(m->opts->log_level >= 0 ? m->opts->log_level : m->config.log_level);
+        for (size_t i = 0; i < m->n_nics; i++) {
+                memset(m->nics[i].yielded, 0, sizeof(m->nics[i].yielded));
+                memset(m->nics[i].drift_logged, 0, sizeof(m->nics[i].drift_logged));
+        }
+        log_info("Configuration reloaded.");
+        m->profile = _PROFILE_INVALID;
+        manager_update_profile(m);
+        m->everything = true;
+        m->rescan = true;
+        on_work(m->work, m);
+        manager_notify_status(m, "READY=1\n");
+        return 0;
+}
+
+static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = userdata;
+
+        (void) sd_notify(false, "STOPPING=1\nSTATUS=Stopping");
+        if (m->config.restore_on_exit) {
+                ApplyContext ac = { .backend = &m->backend, .state_dir = m->opts->state_dir, .daemon = true };
+                ApplyStats st = {};
+                for (size_t i = 0; i < m->n_nics; i++)
+                        (void) restore_nic(&ac, &m->nics[i].nic, m->nics[i].nic.slot, &st);
+                log_info("Stopped: %u value%s restored, %u left alone, %u failed.", st.restored,
+                         st.restored == 1 ? "" : "s", st.left_alone, st.failed);
+        } else
+                log_info("Stopped; tuned values stay (restore-on-exit = no).");
+        return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+static void manager_free(Manager *m) {
+        sd_event_source_unref(m->work);
+        sd_device_monitor_unref(m->monitor);
+        sd_bus_slot_unref(m->sleep_slot);
+        sd_bus_flush_close_unref(m->bus);
+        rtnl_monitor_free(m->rtnl);
+        ethtool_monitor_free(m->ethmon);
+        config_done(&m->config);
+        quirk_db_done(&m->quirks);
+        backend_done(&m->backend);
+        free(m->nics);
+        sysroot_free(m->root);
+        sd_event_unref(m->event);
+}
+
+static int manager_watch(Manager *m) {
+        int r;
+
+        r = sd_device_monitor_new(&m->monitor);
+        if (r >= 0)
+                (void) sd_device_monitor_set_receive_buffer_size(m->monitor, 16 * 1024 * 1024);
+        if (r >= 0)
+                r = sd_device_monitor_filter_add_match_subsystem_devtype(m->monitor, "net", NULL);
+        if (r >= 0)
+                r = sd_device_monitor_filter_add_match_subsystem_devtype(m->monitor, "power_supply", NULL);
+        if (r >= 0)
+                r = sd_device_monitor_attach_event(m->monitor, m->event);
+        if (r >= 0)
+                r = sd_device_monitor_start(m->monitor, on_device, m);
+        if (r < 0)
+                return log_error_errno(r, "Cannot watch udev events: %m");
+
+        r = rtnl_monitor_new(&m->rtnl);
+        if (r >= 0)
+                r = sd_event_add_io(m->event, NULL, rtnl_monitor_fd(m->rtnl), EPOLLIN, on_rtnl_io, m);
+        if (r < 0)
+                return log_error_errno(r, "Cannot watch link changes: %m");
+
+        r = ethtool_monitor_new(&m->ethmon);
+        if (r >= 0)
+                r = sd_event_add_io(m->event, NULL, ethtool_monitor_fd(m->ethmon), EPOLLIN, on_ethtool_io, m);
+        if (r < 0)
+                log_warning_errno(r, "Cannot watch ethtool notifications, changes by other tools go unnoticed: %m");
+
+        /* Resume from suspend, through logind. No system bus (containers, tests) is not an error. */
+        r = sd_bus_open_system(&m->bus);
+        if (r >= 0)
+                r = sd_bus_match_signal(m->bus, &m->sleep_slot, "org.freedesktop.login1", "/org/freedesktop/login1",
+                                        "org.freedesktop.login1.Manager", "PrepareForSleep", on_prepare_for_sleep, m);
+        if (r >= 0)
+                r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0) {
+                log_info_errno(r, "No system bus (%m): resume from suspend is noticed on link up only.");
+                m->sleep_slot = sd_bus_slot_unref(m->sleep_slot);
+                m->bus = sd_bus_flush_close_unref(m->bus);
+        }
+        return 0;
+}
+
+int manager_run(const Options *o) {
+        Manager m = { .opts = o, .profile = _PROFILE_INVALID };
+        sigset_t mask;
+        int r;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+
+        r = sysroot_new(o->sysfs, &m.root);
+        if (r < 0) {
+                log_error_errno(r, "Cannot open sysfs root %s: %m", o->sysfs);
+                goto out;
+        }
+        r = manager_load_policy(&m, &m.config, &m.quirks);
+        if (r < 0) {
+                log_error("Configuration or quirk files are broken; not starting.");
+                goto out;
+        }
+        log_set_max_level(o->log_level >= 0 ? o->log_level : m.config.log_level);
+        backend_init(&m.backend, m.root);
+        r = sd_event_default(&m.event);
+        if (r < 0)
+                goto out;
+        (void) sd_event_set_watchdog(m.event, true);
+        r = sd_event_add_signal(m.event, NULL, SIGTERM, on_sigterm, &m);
+        if (r >= 0)
+                r = sd_event_add_signal(m.event, NULL, SIGINT, on_sigterm, &m);
+        if (r >= 0)
+                r = sd_event_add_signal(m.event, NULL, SIGHUP, on_sighup, &m);
+        /* Idle priority: it runs once the event queue is drained, so bursts are coalesced. */
+        if (r >= 0)
+                r = sd_event_add_defer(m.event, &m.work, on_work, &m);
+        if (r >= 0)
+                r = sd_event_source_set_priority(m.work, SD_EVENT_PRIORITY_IDLE);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m.work, SD_EVENT_OFF);
+        if (r < 0) {
+                log_error_errno(r, "Cannot set up the event loop: %m");
+                goto out;
+        }
+        /* Subscribe before the first scan, so nothing that appears meanwhile is missed. */
+        r = manager_watch(&m);
+        if (r < 0)
+                goto out;
+
+        manager_update_profile(&m);
+        r = manager_rescan(&m);
+        if (r < 0)
+                goto out;
+        m.everything = true;
+        on_work(m.work, &m);
+        manager_notify_status(&m, "READY=1\n");
+        log_info("Started: %zu Realtek NIC%s, profile %s.", m.n_nics, m.n_nics == 1 ? "" : "s",
+                 profile_to_string(m.profile));
+
+        r = sd_event_loop(m.event);
+out:
+        manager_free(&m);
+        return r < 0 ? 1 : 0;
+}

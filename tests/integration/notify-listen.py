@@ -1,0 +1,18 @@
+#!/usr/bin/env python3
+"""Listens on a NOTIFY_SOCKET like systemd does and appends each datagram, one per line
+(its fields joined by ';'), to a file. Runs until killed."""
+import os
+import socket
+import sys
+
+path, out = sys.argv[1], sys.argv[2]
+try:
+    os.unlink(path)
+except FileNotFoundError:
+    pass
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(path)
+with open(out, "a", buffering=1) as f:
+    while True:
+        data = s.recv(4096)
+        f.write(";".join(data.decode(errors="replace").strip().split("\n")) + "\n")
