@@ -5,6 +5,7 @@
 #include <ini.h>
 #include <stdarg.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "confparse.h"
 
@@ -147,6 +148,12 @@ static int read_bounded(const char *path, char **ret, size_t *ret_len) {
                 return -errno;
         if (fstat(fd, &st) < 0)
                 return -errno;
+        /* A link to /dev/null masks a file, as with systemd's configuration. */
+        if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)) {
+                *ret = strdup("");
+                *ret_len = 0;
+                return *ret ? 0 : -ENOMEM;
+        }
         if (!S_ISREG(st.st_mode))
                 return S_ISDIR(st.st_mode) ? -EISDIR : -EBADF; /* a FIFO or device could block or be endless */
         if (st.st_size > CONF_MAX_FILE)

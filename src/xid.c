@@ -3,6 +3,7 @@
 #include <endian.h>
 #include <fcntl.h>
 #include <linux/ethtool.h>
+#include <linux/netlink.h>
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <stdarg.h>
@@ -85,7 +86,8 @@ static int xid_from_regs(Nic *n, uint16_t *ret) {
                 note(n, "regs: no network interface");
                 return -ENODEV;
         }
-        fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        /* SIOCETHTOOL works on any socket: a netlink one keeps AF_INET out of the sandbox. */
+        fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
         if (fd < 0)
                 return -errno;
         r = ethtool_ioctl(fd, ifname, &info);
