@@ -29,3 +29,5 @@ int conf_parse_file(const char *path, conf_handler h, void *userdata, Diagnostic
 /* The *.conf files of a directory, sorted; a missing directory is an empty list. */
 int conf_list_dir(const char *dir, char ***ret, size_t *n);
 void strv_free(char **v, size_t n);
+/* Appends s (taken over; freed on failure). */
+int strv_push(char ***v, size_t *n, char *s);

@@ -45,5 +45,12 @@ void context_done(Context *c);
 int context_load_policy(Context *c);
 /* Reads config and quirks into d without a machine: for check-config. */
 void context_check_policy(const Options *o, Config *config, QuirkDb *quirks, Diagnostics *d);
+/*
+ * What most commands start with: open, load the policy if asked, select the
+ * NICs named in the arguments. On failure it has said why; context_done() still applies.
+ */
+int context_open_selected(Context *c, const Options *o, bool policy, bool **ret_selected);
+/* Reads a NIC's knobs and plans it with the loaded policy. */
+void context_plan_nic(Context *c, const Nic *n, KnobReading current[_KNOB_MAX], NicPlan *ret);
 /* Selects NICs by interface name or PCI slot (all when no arguments); -ENOENT names the first unknown one. */
 int context_select(Context *c, char **args, int n_args, bool *selected);

@@ -64,5 +64,7 @@ int strscpy(char *dst, size_t size, const char *src);
 bool ifname_valid(const char *s);
 /* Valid PCI address "DDDD:BB:DD.F". */
 bool pci_slot_valid(const char *s);
+/* Reads a whole regular file from fd: -EBADF if it is not one, -EFBIG above max bytes. */
+int read_fd_bounded(int fd, size_t max, char **ret, size_t *ret_len);
 /* Escapes a string for a JSON document into a FILE. */
 void json_string(FILE *f, const char *s);

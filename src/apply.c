@@ -51,6 +51,23 @@ static const char *errtext(const EthtoolError *e, int r, char *buf, size_t size)
         return buf;
 }
 
+/* A write the kernel refused: "not supported" is a state of the NIC, anything else a failure. */
+static void report_write_error(const Nic *n, const PlanItem *it, const char *old, int r, const EthtoolError *err,
+                               ApplyStats *st) {
+        bool unsupported = knob_status_from_errno(r) == KNOB_STATUS_UNSUPPORTED;
+        char want[KNOB_VALUE_MAX], e[256];
+
+        if (unsupported)
+                st->unsupported++;
+        else
+                st->failed++;
+        fmt(it->knob, it->desired, want);
+        log_nic_knob(unsupported ? LOG_WARNING : LOG_ERR,
+                     unsupported ? R8T_MESSAGE_KNOB_UNSUPPORTED : R8T_MESSAGE_KNOB_FAILED, n, it->knob, old, want,
+                     &it->why, r, "setting %s%s%s -> %s failed: %s", knob_get(it->knob)->name, old ? " " : "",
+                     old ?: "", want, errtext(err, r, e, sizeof(e)));
+}
+
 static int journal_open(ApplyContext *ctx, const Nic *n, UndoJournal *j, bool strict) {
         Diagnostics d = {};
         int r;
@@ -118,7 +135,7 @@ static void apply_skip(ApplyContext *ctx, const Nic *n, const PlanItem *it, Appl
 static void apply_scalar(ApplyContext *ctx, const Nic *n, const PlanItem *it, UndoJournal *j, ApplyStats *st) {
         const char *name = knob_get(it->knob)->name;
         UndoKind kind = undo_kind_for(it->knob);
-        char old[KNOB_VALUE_MAX], want[KNOB_VALUE_MAX], now_s[KNOB_VALUE_MAX], e[256];
+        char old[KNOB_VALUE_MAX], want[KNOB_VALUE_MAX], now_s[KNOB_VALUE_MAX];
         bool existed = undo_find(j, kind, name) != NULL;
         EthtoolError err;
         KnobReading now;
@@ -153,17 +170,9 @@ static void apply_scalar(ApplyContext *ctx, const Nic *n, const PlanItem *it, Un
                                      "cannot update the undo journal %s: %m", j->path);
         }
 
-        if (r < 0) {
-                bool unsupported = knob_status_from_errno(r) == KNOB_STATUS_UNSUPPORTED;
-                if (unsupported)
-                        st->unsupported++;
-                else
-                        st->failed++;
-                log_nic_knob(unsupported ? LOG_WARNING : LOG_ERR,
-                             unsupported ? R8T_MESSAGE_KNOB_UNSUPPORTED : R8T_MESSAGE_KNOB_FAILED, n, it->knob, old,
-                             want, &it->why, r, "setting %s %s -> %s failed: %s", name, old, want,
-                             errtext(&err, r, e, sizeof(e)));
-        } else if (now.status != KNOB_STATUS_OK) {
+        if (r < 0)
+                report_write_error(n, it, old, r, &err, st);
+        else if (now.status != KNOB_STATUS_OK) {
                 st->failed++;
                 log_nic_knob(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, it->knob, old, want, &it->why, now.error,
                              "wrote %s=%s but cannot read it back: %s", name, want, knob_status_to_string(now.status));
@@ -283,18 +292,8 @@ static void apply_features(ApplyContext *ctx, const Nic *n, const PlanItem *cons
         goto out;
 
 fail_all:
-        for (size_t i = 0; i < n_items; i++) {
-                char want[KNOB_VALUE_MAX];
-                bool unsupported = knob_status_from_errno(r) == KNOB_STATUS_UNSUPPORTED;
-                if (unsupported)
-                        st->unsupported++;
-                else
-                        st->failed++;
-                log_nic_knob(unsupported ? LOG_WARNING : LOG_ERR,
-                             unsupported ? R8T_MESSAGE_KNOB_UNSUPPORTED : R8T_MESSAGE_KNOB_FAILED, n, items[i]->knob,
-                             NULL, fmt(items[i]->knob, items[i]->desired, want), &items[i]->why, r,
-                             "setting %s failed: %s", knob_get(items[i]->knob)->name, errtext(&err, r, e, sizeof(e)));
-        }
+        for (size_t i = 0; i < n_items; i++)
+                report_write_error(n, items[i], NULL, r, &err, st);
 out:
         ethtool_features_done(&before);
         ethtool_features_done(&after);

@@ -101,16 +101,25 @@ void backend_feature_reading(const EthtoolFeatures *f, KnobId id, KnobReading *r
         }
 }
 
+static int need_interface(Backend *b, const Nic *n, EthtoolError *err) {
+        if (!nic_ifname(n)) {
+                *err = (EthtoolError) { .error = -ENODEV, .message = "no network interface" };
+                return -ENODEV;
+        }
+        if (!b->nl) {
+                *err = (EthtoolError) { .error = b->nl_error, .message = "ethtool netlink unavailable" };
+                return b->nl_error;
+        }
+        return 0;
+}
+
 static void read_features(Backend *b, const Nic *n, KnobReading *out) {
         EthtoolFeatures f = {};
         EthtoolError err;
-        int r = -ENODEV;
+        int r;
 
-        if (!nic_ifname(n))
-                err = (EthtoolError) { .error = -ENODEV, .message = "no network interface" };
-        else if (!b->nl)
-                err = (EthtoolError) { .error = r = b->nl_error, .message = "ethtool netlink unavailable" };
-        else
+        r = need_interface(b, n, &err);
+        if (r >= 0)
                 r = ethtool_nl_features_get(b->nl, nic_ifname(n), &f, &err);
         for (int i = 0; i < _KNOB_MAX; i++) {
                 if (knob_get(i)->backend != KNOB_BACKEND_FEATURE)
@@ -126,13 +135,10 @@ static void read_features(Backend *b, const Nic *n, KnobReading *out) {
 static void read_coalesce(Backend *b, const Nic *n, KnobReading *out) {
         EthtoolCoalesce c = {};
         EthtoolError err;
-        int r = -ENODEV;
+        int r;
 
-        if (!nic_ifname(n))
-                err = (EthtoolError) { .error = -ENODEV, .message = "no network interface" };
-        else if (!b->nl)
-                err = (EthtoolError) { .error = r = b->nl_error, .message = "ethtool netlink unavailable" };
-        else
+        r = need_interface(b, n, &err);
+        if (r >= 0)
                 r = ethtool_nl_coalesce_get(b->nl, nic_ifname(n), &c, &err);
         for (int i = 0; i < _KNOB_MAX; i++) {
                 const Knob *k = knob_get(i);
@@ -186,17 +192,6 @@ void backend_read_knob(Backend *b, const Nic *n, KnobId id, KnobReading *ret) {
         *ret = all[id];
 }
 
-static int need_interface(Backend *b, const Nic *n, EthtoolError *err) {
-        if (!nic_ifname(n)) {
-                *err = (EthtoolError) { .error = -ENODEV, .message = "no network interface" };
-                return -ENODEV;
-        }
-        if (!b->nl) {
-                *err = (EthtoolError) { .error = b->nl_error, .message = "ethtool netlink unavailable" };
-                return b->nl_error;
-        }
-        return 0;
-}
 
 int backend_write(Backend *b, const Nic *n, KnobId id, uint64_t value, EthtoolError *err) {
         const Knob *k = knob_get(id);

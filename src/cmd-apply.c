@@ -15,10 +15,7 @@ int cmd_apply(const Options *o) {
         Context c;
         int ret = 1;
 
-        if (context_open(&c, o) < 0 || context_load_policy(&c) < 0)
-                goto out;
-        selected = calloc(c.nics.n + 1, sizeof(bool));
-        if (!selected || context_select(&c, o->args, o->n_args, selected) < 0)
+        if (context_open_selected(&c, o, true, &selected) < 0)
                 goto out;
         ac = apply_context(&c, o);
         log_info("Profile %s%s.", profile_to_string(c.profile),
@@ -31,10 +28,7 @@ int cmd_apply(const Options *o) {
 
                 if (!selected[i])
                         continue;
-                backend_read_all(&c.backend, &c.nics.nics[i], current);
-                plan_nic(&(PlanInput) { .nic = &c.nics.nics[i], .current = current, .quirks = &c.quirks,
-                                        .config = &c.config, .profile = c.profile, .machine = &c.machine },
-                         &plan);
+                context_plan_nic(&c, &c.nics.nics[i], current, &plan);
                 if (apply_nic(&ac, &c.nics.nics[i], &plan, &st) < 0)
                         ret = 1;
         }
@@ -54,10 +48,7 @@ int cmd_restore(const Options *o) {
         Context c;
         int ret = 1, r;
 
-        if (context_open(&c, o) < 0)
-                goto out;
-        selected = calloc(c.nics.n + 1, sizeof(bool));
-        if (!selected || context_select(&c, o->args, o->n_args, selected) < 0)
+        if (context_open_selected(&c, o, false, &selected) < 0)
                 goto out;
         ac = apply_context(&c, o);
         r = undo_list(o->state_dir, &slots, &n_slots);

@@ -10,20 +10,16 @@ int cmd_plan(const Options *o) {
         size_t n = 0;
         int ret = 1;
 
-        if (context_open(&c, o) < 0 || context_load_policy(&c) < 0)
+        if (context_open_selected(&c, o, true, &selected) < 0)
                 goto out;
-        selected = calloc(c.nics.n + 1, sizeof(bool));
         plans = calloc(c.nics.n + 1, sizeof(NicPlan));
-        if (!selected || !plans || context_select(&c, o->args, o->n_args, selected) < 0)
+        if (!plans)
                 goto out;
         for (size_t i = 0; i < c.nics.n; i++) {
                 KnobReading current[_KNOB_MAX];
                 if (!selected[i])
                         continue;
-                backend_read_all(&c.backend, &c.nics.nics[i], current);
-                plan_nic(&(PlanInput) { .nic = &c.nics.nics[i], .current = current, .quirks = &c.quirks,
-                                        .config = &c.config, .profile = c.profile, .machine = &c.machine },
-                         &plans[n++]);
+                context_plan_nic(&c, &c.nics.nics[i], current, &plans[n++]);
         }
         PlanReport r = { .configured = o->profile ? profile_from_string(o->profile) : c.config.profile,
                          .profile = c.profile, .power = c.machine.power, .plans = plans, .n = n };
@@ -67,10 +63,7 @@ int cmd_quirks(const Options *o) {
         bool first = true;
         int ret = 1;
 
-        if (context_open(&c, o) < 0 || context_load_policy(&c) < 0)
-                goto out;
-        selected = calloc(c.nics.n + 1, sizeof(bool));
-        if (!selected || context_select(&c, o->args, o->n_args, selected) < 0)
+        if (context_open_selected(&c, o, true, &selected) < 0)
                 goto out;
         if (o->json)
                 fputs("{\"quirks\":[", stdout);

@@ -205,14 +205,10 @@ static void on_line(void *userdata, const char *file, unsigned line, const char 
 }
 
 static int add_file(Config *c, const char *path, const char **ret) {
-        char **nf = reallocarray(c->files, c->n_files + 1, sizeof(char *));
-        if (!nf)
-                return -ENOMEM;
-        c->files = nf;
-        nf[c->n_files] = strdup(path);
-        if (!nf[c->n_files])
-                return -ENOMEM;
-        *ret = nf[c->n_files++];
+        int r = strv_push(&c->files, &c->n_files, strdup(path));
+        if (r < 0)
+                return r;
+        *ret = c->files[c->n_files - 1];
         return 0;
 }
 

@@ -10,7 +10,7 @@
 #include "confparse.h"
 
 void diag_add(Diagnostics *d, const char *file, unsigned line, const char *fmt, ...) {
-        char msg[512], *s, **v;
+        char msg[512], *s;
         va_list ap;
 
         va_start(ap, fmt);
@@ -21,13 +21,7 @@ void diag_add(Diagnostics *d, const char *file, unsigned line, const char *fmt, 
                         return;
         } else if (asprintf(&s, "%s: %s", file, msg) < 0)
                 return;
-        v = reallocarray(d->msgs, d->n + 1, sizeof(char *));
-        if (!v) {
-                free(s);
-                return;
-        }
-        d->msgs = v;
-        d->msgs[d->n++] = s;
+        (void) strv_push(&d->msgs, &d->n, s);
 }
 
 void diag_done(Diagnostics *d) {
@@ -44,6 +38,21 @@ void strv_free(char **v, size_t n) {
         for (size_t i = 0; i < n; i++)
                 free(v[i]);
         free(v);
+}
+
+int strv_push(char ***v, size_t *n, char *s) {
+        char **nv;
+
+        if (!s)
+                return -ENOMEM;
+        nv = reallocarray(*v, *n + 1, sizeof(char *));
+        if (!nv) {
+                free(s);
+                return -ENOMEM;
+        }
+        nv[(*n)++] = s;
+        *v = nv;
+        return 0;
 }
 
 typedef struct Reader {
@@ -139,42 +148,18 @@ static int ini_on_value(void *user, const char *section, const char *key, const 
 
 static int read_bounded(const char *path, char **ret, size_t *ret_len) {
         _cleanup_close_ int fd = -1;
-        _cleanup_free_ char *buf = NULL;
         struct stat st;
-        size_t n = 0;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
                 return -errno;
-        if (fstat(fd, &st) < 0)
-                return -errno;
         /* A link to /dev/null masks a file, as with systemd's configuration. */
-        if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)) {
+        if (fstat(fd, &st) >= 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)) {
                 *ret = strdup("");
                 *ret_len = 0;
                 return *ret ? 0 : -ENOMEM;
         }
-        if (!S_ISREG(st.st_mode))
-                return S_ISDIR(st.st_mode) ? -EISDIR : -EBADF; /* a FIFO or device could block or be endless */
-        if (st.st_size > CONF_MAX_FILE)
-                return -EFBIG;
-        buf = malloc((size_t) st.st_size + 1);
-        if (!buf)
-                return -ENOMEM;
-        while (n < (size_t) st.st_size) {
-                ssize_t k = read(fd, buf + n, (size_t) st.st_size - n);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return -errno;
-                if (k == 0)
-                        break;
-                n += (size_t) k;
-        }
-        buf[n] = '\0';
-        *ret = TAKE_PTR(buf);
-        *ret_len = n;
-        return 0;
+        return read_fd_bounded(fd, CONF_MAX_FILE, ret, ret_len);
 }
 
 int conf_parse_file(const char *path, conf_handler h, void *userdata, Diagnostics *d) {
@@ -210,17 +195,14 @@ int conf_list_dir(const char *dir, char ***ret, size_t *n) {
                 return errno == ENOENT ? 0 : -errno;
         for (struct dirent *de; (de = readdir(d));) {
                 size_t l = strlen(de->d_name);
-                char **nv;
+                char *path;
                 if (de->d_name[0] == '.' || l < 6 || !streq(de->d_name + l - 5, ".conf"))
                         continue;
-                nv = reallocarray(v, k + 1, sizeof(char *));
-                if (!nv || asprintf(&nv[k], "%s/%s", dir, de->d_name) < 0) {
+                if (asprintf(&path, "%s/%s", dir, de->d_name) < 0 || strv_push(&v, &k, path) < 0) {
                         closedir(d);
-                        strv_free(nv ? nv : v, k);
+                        strv_free(v, k);
                         return -ENOMEM;
                 }
-                v = nv;
-                k++;
         }
         closedir(d);
         if (k > 1)

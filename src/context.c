@@ -77,3 +77,29 @@ int context_select(Context *c, char **args, int n_args, bool *selected) {
         }
         return 0;
 }
+
+void context_plan_nic(Context *c, const Nic *n, KnobReading current[_KNOB_MAX], NicPlan *ret) {
+        backend_read_all(&c->backend, n, current);
+        plan_nic(&(PlanInput) { .nic = n, .current = current, .quirks = &c->quirks, .config = &c->config,
+                                .profile = c->profile, .machine = &c->machine },
+                 ret);
+}
+
+int context_open_selected(Context *c, const Options *o, bool policy, bool **ret_selected) {
+        _cleanup_free_ bool *selected = NULL;
+        int r;
+
+        r = context_open(c, o);
+        if (r >= 0 && policy)
+                r = context_load_policy(c);
+        if (r < 0)
+                return r;
+        selected = calloc(c->nics.n + 1, sizeof(bool));
+        if (!selected)
+                return log_oom();
+        r = context_select(c, o->args, o->n_args, selected);
+        if (r < 0)
+                return r;
+        *ret_selected = TAKE_PTR(selected);
+        return 0;
+}

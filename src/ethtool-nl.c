@@ -10,6 +10,7 @@
 #include <netlink/netlink.h>
 
 #include "ethtool-nl.h"
+#include "netlink-util.h"
 #include "log.h"
 
 #ifndef NLM_F_CAPPED
@@ -34,24 +35,6 @@ typedef struct Request {
         reply_parser parse;
         void *userdata;
 } Request;
-
-static int nle_to_errno(int nle) {
-        switch (nle < 0 ? -nle : nle) {
-        case 0: return 0;
-        case NLE_NOMEM: return -ENOMEM;
-        case NLE_PERM: return -EPERM;
-        case NLE_NODEV: return -ENODEV;
-        case NLE_OBJ_NOTFOUND: return -ENOENT;
-        case NLE_OPNOTSUPP: return -EOPNOTSUPP;
-        case NLE_INVAL: return -EINVAL;
-        case NLE_RANGE: return -ERANGE;
-        case NLE_AGAIN: return -EAGAIN;
-        case NLE_INTR: return -EINTR;
-        case NLE_BUSY: return -EBUSY;
-        case NLE_MSGSIZE: return -EMSGSIZE;
-        default: return -EIO;
-        }
-}
 
 void ethtool_features_done(EthtoolFeatures *f) {
         free(f->features);
@@ -533,20 +516,15 @@ int ethtool_monitor_new(EthtoolMonitor **ret) {
         m->sock = nl_socket_alloc();
         if (!m->sock)
                 return -ENOMEM;
-        nl_socket_disable_seq_check(m->sock);
         r = genl_connect(m->sock);
         if (r < 0)
                 return nle_to_errno(r);
         grp = genl_ctrl_resolve_grp(m->sock, ETHTOOL_GENL_NAME, ETHTOOL_MCGRP_MONITOR_NAME);
         if (grp < 0)
                 return -EOPNOTSUPP;
-        r = nl_socket_add_membership(m->sock, grp);
+        r = netlink_subscribe(m->sock, grp, on_notification, m);
         if (r < 0)
-                return nle_to_errno(r);
-        r = nl_socket_set_nonblocking(m->sock);
-        if (r < 0)
-                return nle_to_errno(r);
-        nl_socket_modify_cb(m->sock, NL_CB_VALID, NL_CB_CUSTOM, on_notification, m);
+                return r;
         *ret = TAKE_PTR(m);
         return 0;
 }
@@ -562,17 +540,7 @@ EthtoolMonitor *ethtool_monitor_free(EthtoolMonitor *m) {
 int ethtool_monitor_fd(EthtoolMonitor *m) { return nl_socket_get_fd(m->sock); }
 
 int ethtool_monitor_receive(EthtoolMonitor *m, ethtool_monitor_handler h, void *userdata) {
-        int r;
-
         m->handler = h;
         m->userdata = userdata;
-        for (;;) {
-                r = nl_recvmsgs_default(m->sock);
-                if (r == -NLE_AGAIN)
-                        return 0;
-                if (r == -NLE_NOMEM || r == -NLE_MSG_OVERFLOW)
-                        return -ENOBUFS;
-                if (r < 0)
-                        return nle_to_errno(r);
-        }
+        return netlink_drain(m->sock);
 }

@@ -30,13 +30,8 @@ typedef struct ManagedNic {
 
 typedef struct Manager {
         const Options *opts;
+        Context c;              /* root, backends and policy; c.nics is not used */
         sd_event *event;
-        Sysroot *root;
-        Backend backend;
-        Config config;
-        QuirkDb quirks;
-        Machine machine;
-        Profile profile;
 
         ManagedNic *nics;
         size_t n_nics;
@@ -88,27 +83,27 @@ static int manager_load_policy(Manager *m, Config *config, QuirkDb *quirks) {
 }
 
 static void manager_update_profile(Manager *m) {
-        Profile configured = m->opts->profile ? profile_from_string(m->opts->profile) : m->config.profile;
+        Profile configured = m->opts->profile ? profile_from_string(m->opts->profile) : m->c.config.profile;
         Profile p;
 
-        machine_read(m->root, &m->machine);
-        p = profile_resolve(configured, m->machine.power);
-        if (p != m->profile) {
+        machine_read(m->c.root, &m->c.machine);
+        p = profile_resolve(configured, m->c.machine.power);
+        if (p != m->c.profile) {
                 log_info("Profile %s (%s, power: %s).", profile_to_string(p), profile_to_string(configured),
-                         power_source_to_string(m->machine.power));
-                m->profile = p;
+                         power_source_to_string(m->c.machine.power));
+                m->c.profile = p;
                 m->everything = true;
         }
 }
 
 /* Rediscovers the PCI bus; keeps what is known of NICs that stay, forgets the ones that left. */
 static int manager_rescan(Manager *m) {
-        IdentifyContext ic = { .root = m->root, .kernel_log = m->opts->kernel_log };
+        IdentifyContext ic = { .root = m->c.root, .kernel_log = m->opts->kernel_log };
         NicList l = {};
         ManagedNic *nn;
         int r;
 
-        r = nic_discover(m->root, &l);
+        r = nic_discover(m->c.root, &l);
         if (r < 0)
                 return log_error_errno(r, "Cannot scan PCI devices: %m");
         nn = calloc(l.n + 1, sizeof(ManagedNic));
@@ -147,17 +142,14 @@ static int manager_rescan(Manager *m) {
 }
 
 static void manager_apply(Manager *m, ManagedNic *mn) {
-        ApplyContext ac = { .backend = &m->backend, .state_dir = m->opts->state_dir,
+        ApplyContext ac = { .backend = &m->c.backend, .state_dir = m->opts->state_dir,
                             .unsupported_said = mn->unsupported_said, .held = mn->held, .daemon = true };
         KnobReading current[_KNOB_MAX];
         ApplyStats st = {};
         NicPlan plan;
         size_t k = 0;
 
-        backend_read_all(&m->backend, &mn->nic, current);
-        plan_nic(&(PlanInput) { .nic = &mn->nic, .current = current, .quirks = &m->quirks, .config = &m->config,
-                                .profile = m->profile, .machine = &m->machine },
-                 &plan);
+        context_plan_nic(&m->c, &mn->nic, current, &plan);
         /* drift = leave: what another tool took over stays with it until a reload. */
         for (size_t i = 0; i < plan.n; i++)
                 if (!mn->yielded[plan.items[i].knob])
@@ -182,7 +174,7 @@ static void manager_apply(Manager *m, ManagedNic *mn) {
 static void manager_check_drift(Manager *m, ManagedNic *mn) {
         KnobReading now[_KNOB_MAX];
 
-        backend_read_all(&m->backend, &mn->nic, now);
+        backend_read_all(&m->c.backend, &mn->nic, now);
         for (int k = 0; k < _KNOB_MAX; k++) {
                 KnobBackend b = knob_get(k)->backend;
                 char was[KNOB_VALUE_MAX], is[KNOB_VALUE_MAX];
@@ -195,7 +187,7 @@ static void manager_check_drift(Manager *m, ManagedNic *mn) {
                 was_s = knob_format_value(k, mn->desired[k], was, sizeof(was));
                 is_s = now[k].partial ? "partial" : knob_format_value(k, now[k].value, is, sizeof(is));
                 mn->held[k] = false;
-                if (m->config.drift == DRIFT_LEAVE) {
+                if (m->c.config.drift == DRIFT_LEAVE) {
                         mn->yielded[k] = true;
                         log_nic_knob(LOG_NOTICE, R8T_MESSAGE_DRIFT, &mn->nic, k, was_s, is_s, NULL, 0,
                                      "%s changed from %s to %s outside r8169-tuned; leaving it (drift = leave)",
@@ -222,7 +214,7 @@ static void manager_notify_status(Manager *m, const char *extra) {
         if (waiting)
                 snprintf(w, sizeof(w), ", %u waiting for an interface", waiting);
         snprintf(status, sizeof(status), "%sSTATUS=%u NIC%s tuned%s, %u unsupported knob%s (profile %s)", extra ?: "",
-                 tuned, tuned == 1 ? "" : "s", w, unsupported, unsupported == 1 ? "" : "s", profile_to_string(m->profile));
+                 tuned, tuned == 1 ? "" : "s", w, unsupported, unsupported == 1 ? "" : "s", profile_to_string(m->c.profile));
         (void) sd_notify(false, status);
 }
 
@@ -261,7 +253,7 @@ static int on_device(sd_device_monitor *monitor, sd_device *d, void *userdata) {
         if (!subsystem || !sysname)
                 return 0;
         if (streq(subsystem, "power_supply")) {
-                if (m->config.profile == PROFILE_BALANCED && !m->opts->profile) {
+                if (m->c.config.profile == PROFILE_BALANCED && !m->opts->profile) {
                         manager_update_profile(m);
                         manager_schedule(m);
                 }
@@ -353,17 +345,17 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
                 manager_notify_status(m, "READY=1\n");
                 return 0;
         }
-        config_done(&m->config);
-        quirk_db_done(&m->quirks);
-        m->config = config;
-        m->quirks = quirks;
-        log_set_max_level(m->opts->log_level >= 0 ? m->opts->log_level : m->config.log_level);
+        config_done(&m->c.config);
+        quirk_db_done(&m->c.quirks);
+        m->c.config = config;
+        m->c.quirks = quirks;
+        log_set_max_level(m->opts->log_level >= 0 ? m->opts->log_level : m->c.config.log_level);
         for (size_t i = 0; i < m->n_nics; i++) {
                 memset(m->nics[i].yielded, 0, sizeof(m->nics[i].yielded));
                 memset(m->nics[i].drift_logged, 0, sizeof(m->nics[i].drift_logged));
         }
         log_info("Configuration reloaded.");
-        m->profile = _PROFILE_INVALID;
+        m->c.profile = _PROFILE_INVALID;
         manager_update_profile(m);
         m->everything = true;
         m->rescan = true;
@@ -376,8 +368,8 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
         Manager *m = userdata;
 
         (void) sd_notify(false, "STOPPING=1\nSTATUS=Stopping");
-        if (m->config.restore_on_exit) {
-                ApplyContext ac = { .backend = &m->backend, .state_dir = m->opts->state_dir, .daemon = true };
+        if (m->c.config.restore_on_exit) {
+                ApplyContext ac = { .backend = &m->c.backend, .state_dir = m->opts->state_dir, .daemon = true };
                 ApplyStats st = {};
                 for (size_t i = 0; i < m->n_nics; i++)
                         (void) restore_nic(&ac, &m->nics[i].nic, m->nics[i].nic.slot, &st);
@@ -395,11 +387,8 @@ static void manager_free(Manager *m) {
         sd_bus_flush_close_unref(m->bus);
         rtnl_monitor_free(m->rtnl);
         ethtool_monitor_free(m->ethmon);
-        config_done(&m->config);
-        quirk_db_done(&m->quirks);
-        backend_done(&m->backend);
+        context_done(&m->c);
         free(m->nics);
-        sysroot_free(m->root);
         sd_event_unref(m->event);
 }
 
@@ -448,7 +437,7 @@ static int manager_watch(Manager *m) {
 }
 
 int manager_run(const Options *o) {
-        Manager m = { .opts = o, .profile = _PROFILE_INVALID };
+        Manager m = { .opts = o, .c = { .opts = o, .profile = _PROFILE_INVALID } };
         sigset_t mask;
         int r;
 
@@ -458,18 +447,18 @@ int manager_run(const Options *o) {
         sigaddset(&mask, SIGHUP);
         sigprocmask(SIG_BLOCK, &mask, NULL);
 
-        r = sysroot_new(o->sysfs, &m.root);
+        r = sysroot_new(o->sysfs, &m.c.root);
         if (r < 0) {
                 log_error_errno(r, "Cannot open sysfs root %s: %m", o->sysfs);
                 goto out;
         }
-        r = manager_load_policy(&m, &m.config, &m.quirks);
+        r = manager_load_policy(&m, &m.c.config, &m.c.quirks);
         if (r < 0) {
                 log_error("Configuration or quirk files are broken; not starting.");
                 goto out;
         }
-        log_set_max_level(o->log_level >= 0 ? o->log_level : m.config.log_level);
-        backend_init(&m.backend, m.root);
+        log_set_max_level(o->log_level >= 0 ? o->log_level : m.c.config.log_level);
+        backend_init(&m.c.backend, m.c.root);
         r = sd_event_default(&m.event);
         if (r < 0)
                 goto out;
@@ -503,7 +492,7 @@ int manager_run(const Options *o) {
         on_work(m.work, &m);
         manager_notify_status(&m, "READY=1\n");
         log_info("Started: %zu Realtek NIC%s, profile %s.", m.n_nics, m.n_nics == 1 ? "" : "s",
-                 profile_to_string(m.profile));
+                 profile_to_string(m.c.profile));
 
         r = sd_event_loop(m.event);
 out:

@@ -5,6 +5,7 @@
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
 
+#include "netlink-util.h"
 #include "rtnl.h"
 
 struct RtnlMonitor {
@@ -34,6 +35,7 @@ static int on_link(struct nl_msg *msg, void *arg) {
 
 int rtnl_monitor_new(RtnlMonitor **ret) {
         _cleanup_(rtnl_monitor_freep) RtnlMonitor *m = NULL;
+        int r;
 
         m = calloc(1, sizeof(*m));
         if (!m)
@@ -41,11 +43,12 @@ int rtnl_monitor_new(RtnlMonitor **ret) {
         m->sock = nl_socket_alloc();
         if (!m->sock)
                 return -ENOMEM;
-        nl_socket_disable_seq_check(m->sock);
-        if (nl_connect(m->sock, NETLINK_ROUTE) < 0 || nl_socket_add_membership(m->sock, RTNLGRP_LINK) < 0 ||
-            nl_socket_set_nonblocking(m->sock) < 0)
-                return -EIO;
-        nl_socket_modify_cb(m->sock, NL_CB_VALID, NL_CB_CUSTOM, on_link, m);
+        r = nl_connect(m->sock, NETLINK_ROUTE);
+        if (r < 0)
+                return nle_to_errno(r);
+        r = netlink_subscribe(m->sock, RTNLGRP_LINK, on_link, m);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(m);
         return 0;
 }
@@ -61,17 +64,7 @@ RtnlMonitor *rtnl_monitor_free(RtnlMonitor *m) {
 int rtnl_monitor_fd(RtnlMonitor *m) { return nl_socket_get_fd(m->sock); }
 
 int rtnl_monitor_receive(RtnlMonitor *m, rtnl_link_handler h, void *userdata) {
-        int r;
-
         m->handler = h;
         m->userdata = userdata;
-        for (;;) {
-                r = nl_recvmsgs_default(m->sock);
-                if (r == -NLE_AGAIN)
-                        return 0;
-                if (r == -NLE_NOMEM || r == -NLE_MSG_OVERFLOW)
-                        return -ENOBUFS;
-                if (r < 0)
-                        return -EIO;
-        }
+        return netlink_drain(m->sock);
 }

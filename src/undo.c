@@ -37,15 +37,7 @@ void undo_done(UndoJournal *j) {
 }
 
 static int keep_raw(UndoJournal *j, const char *line, size_t len) {
-        char **n = reallocarray(j->raw, j->n_raw + 1, sizeof(char *));
-        if (!n)
-                return -ENOMEM;
-        j->raw = n;
-        j->raw[j->n_raw] = strndup(line, len);
-        if (!j->raw[j->n_raw])
-                return -ENOMEM;
-        j->n_raw++;
-        return 0;
+        return strv_push(&j->raw, &j->n_raw, strndup(line, len));
 }
 
 static bool word_ok(const char *s) {
@@ -141,7 +133,6 @@ int undo_load(const char *state_dir, const char *slot, UndoJournal *ret, Diagnos
         _cleanup_free_ char *path = NULL, *buf = NULL;
         _cleanup_close_ int fd = -1;
         UndoJournal j = {};
-        struct stat st;
         size_t n = 0;
         int r;
 
@@ -149,25 +140,13 @@ int undo_load(const char *state_dir, const char *slot, UndoJournal *ret, Diagnos
                 return -EINVAL;
         if (asprintf(&path, "%s/%s", state_dir, slot) < 0)
                 return -ENOMEM;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
         if (fd < 0 && errno != ENOENT)
                 return -errno;
         if (fd >= 0) {
-                if (fstat(fd, &st) < 0)
-                        return -errno;
-                if (!S_ISREG(st.st_mode) || st.st_size > UNDO_MAX_FILE)
-                        return -EBADMSG;
-                buf = malloc((size_t) st.st_size + 1);
-                if (!buf)
-                        return -ENOMEM;
-                while (n < (size_t) st.st_size) {
-                        ssize_t k = read(fd, buf + n, (size_t) st.st_size - n);
-                        if (k < 0 && errno == EINTR)
-                                continue;
-                        if (k <= 0)
-                                break;
-                        n += (size_t) k;
-                }
+                r = read_fd_bounded(fd, UNDO_MAX_FILE, &buf, &n);
+                if (r < 0)
+                        return r == -EBADF || r == -EISDIR || r == -EFBIG ? -EBADMSG : r;
                 r = undo_parse(buf, n, path, &j, d);
                 if (r < 0)
                         return r;
@@ -188,17 +167,13 @@ int undo_list(const char *state_dir, char ***ret_slots, size_t *n) {
         if (!d)
                 return errno == ENOENT ? 0 : -errno;
         for (struct dirent *de; (de = readdir(d));) {
-                char **nv;
                 if (!pci_slot_valid(de->d_name))
                         continue;
-                nv = reallocarray(v, k + 1, sizeof(char *));
-                if (!nv || !(nv[k] = strdup(de->d_name))) {
+                if (strv_push(&v, &k, strdup(de->d_name)) < 0) {
                         closedir(d);
-                        strv_free(nv ? nv : v, k);
+                        strv_free(v, k);
                         return -ENOMEM;
                 }
-                v = nv;
-                k++;
         }
         closedir(d);
         *ret_slots = v;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <ctype.h>
 #include <net/if.h>
+#include <sys/stat.h>
 
 #include "util.h"
 
@@ -112,4 +113,34 @@ void json_string(FILE *f, const char *s) {
                 }
         }
         fputc('"', f);
+}
+
+int read_fd_bounded(int fd, size_t max, char **ret, size_t *ret_len) {
+        _cleanup_free_ char *buf = NULL;
+        struct stat st;
+        size_t n = 0;
+
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return S_ISDIR(st.st_mode) ? -EISDIR : -EBADF;
+        if ((uint64_t) st.st_size > max)
+                return -EFBIG;
+        buf = malloc((size_t) st.st_size + 1);
+        if (!buf)
+                return -ENOMEM;
+        while (n < (size_t) st.st_size) {
+                ssize_t k = read(fd, buf + n, (size_t) st.st_size - n);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                if (k == 0)
+                        break; /* shrank meanwhile: what is there is what we have */
+                n += (size_t) k;
+        }
+        buf[n] = '\0';
+        *ret = TAKE_PTR(buf);
+        *ret_len = n;
+        return 0;
 }

@@ -120,7 +120,7 @@ kill -CONT $pid
 set +e; wait $pid; rc=$?; set -e
 out=$(cat "$TMP/vanish.out")
 eq "vanished: exit 1, no crash" 1 "$rc"
-contains "vanished: log line" "setting sg failed: No such device" "$out"
+contains "vanished: log line" "setting sg -> on failed: No such device" "$out"
 eq "vanished: link write done" 0 "$(cat "$fx/sys/bus/pci/devices/0000:03:00.0/link/l0s_aspm")"
 eq "vanished: netdev writes after it still done" 20000 "$(cat "$fx/sys/class/net/enp3s0/gro_flush_timeout")"
 grep -q "^link l0s_aspm 1 0$" "$STATE/0000:03:00.0" && ok || fail "vanished: original of the done write recorded"

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <netlink/handlers.h>
+#include <netlink/netlink.h>
+
+#include "util.h"
+
+/* libnl's -NLE_* codes stop here: the rest of the program sees negative errno. */
+int nle_to_errno(int nle);
+/*
+ * Dispatches everything queued on a non-blocking socket to its callbacks;
+ * -ENOBUFS when the kernel dropped messages (the caller must resynchronise).
+ */
+int netlink_drain(struct nl_sock *s);
+/* Joins a multicast group on a connected socket, non-blocking, every message to cb. */
+int netlink_subscribe(struct nl_sock *s, int group, nl_recvmsg_msg_cb_t cb, void *arg);

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "netlink-util.h"
+
+int nle_to_errno(int nle) {
+        switch (nle < 0 ? -nle : nle) {
+        case 0: return 0;
+        case NLE_NOMEM: return -ENOMEM;
+        case NLE_PERM: return -EPERM;
+        case NLE_NODEV: return -ENODEV;
+        case NLE_OBJ_NOTFOUND: return -ENOENT;
+        case NLE_OPNOTSUPP: return -EOPNOTSUPP;
+        case NLE_INVAL: return -EINVAL;
+        case NLE_RANGE: return -ERANGE;
+        case NLE_AGAIN: return -EAGAIN;
+        case NLE_INTR: return -EINTR;
+        case NLE_BUSY: return -EBUSY;
+        case NLE_MSGSIZE: return -EMSGSIZE;
+        default: return -EIO;
+        }
+}
+
+int netlink_drain(struct nl_sock *s) {
+        for (;;) {
+                int r = nl_recvmsgs_default(s);
+                if (r == -NLE_AGAIN)
+                        return 0;
+                if (r == -NLE_NOMEM || r == -NLE_MSG_OVERFLOW)
+                        return -ENOBUFS;
+                if (r < 0)
+                        return nle_to_errno(r);
+        }
+}
+
+int netlink_subscribe(struct nl_sock *s, int group, nl_recvmsg_msg_cb_t cb, void *arg) {
+        int r;
+
+        /* Notifications are not answers to our requests: no sequence numbers to check. */
+        nl_socket_disable_seq_check(s);
+        r = nl_socket_add_membership(s, group);
+        if (r >= 0)
+                r = nl_socket_set_nonblocking(s);
+        if (r >= 0)
+                r = nl_socket_modify_cb(s, NL_CB_VALID, NL_CB_CUSTOM, cb, arg);
+        return nle_to_errno(r);
+}
