@@ -43,6 +43,7 @@ typedef struct Nic {
         size_t n_ifnames;
         char perm_mac[18];           /* "" when unknown */
         PciLink link;
+        PciLink upstream_link;       /* the other end of the link (the port above) */
 
         uint16_t xid;                /* CHIP_XID_INVALID until identified */
         XidSource xid_source;

@@ -15,6 +15,7 @@ static void help(void) {
                "  quirks [NIC...]   The quirk database, or the entries matching these NICs\n"
                "  apply [NIC...]    Apply the plan, recording originals first\n"
                "  restore [NIC...]  Write back the originals r8169-tuned recorded\n"
+               "  diagnose [NIC...] Everything a bug report needs, as Markdown (or --json)\n"
                "  daemon            Tune, and keep tuned: hotplug, link up, resume, drift (the service)\n"
                "\nOptions:\n"
                "  -h --help             Show this help\n"
@@ -41,6 +42,7 @@ static const struct {
         { "apply", cmd_apply },
         { "restore", cmd_restore },
         { "daemon", cmd_daemon },
+        { "diagnose", cmd_diagnose },
 };
 
 int main(int argc, char *argv[]) {

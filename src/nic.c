@@ -205,6 +205,17 @@ int nic_discover(const Sysroot *root, NicList *ret) {
                 list->nics = nics;
                 nic_from_pci(root, d, &list->nics[list->n++]);
         }
+        /* The other end of each link: the port above the NIC. */
+        for (struct pci_dev *d = pacc->devices; d; d = d->next) {
+                char slot[PCI_SLOT_LEN];
+                snprintf(slot, sizeof(slot), "%04x:%02x:%02x.%x", (unsigned) d->domain & 0xffffu, d->bus,
+                         d->dev & 0x1fu, d->func & 0x7u);
+                for (size_t i = 0; i < list->n; i++)
+                        if (streq(list->nics[i].upstream, slot)) {
+                                pci_fill_info(d, PCI_FILL_CAPS | PCI_FILL_EXT_CAPS);
+                                read_link_caps(d, &list->nics[i].upstream_link);
+                        }
+        }
         pci_cleanup(pacc);
         if (l.n > 1)
                 qsort(l.nics, l.n, sizeof(Nic), slot_cmp);

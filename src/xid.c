@@ -3,17 +3,13 @@
 #include <endian.h>
 #include <fcntl.h>
 #include <linux/ethtool.h>
-#include <linux/netlink.h>
-#include <linux/sockios.h>
-#include <net/if.h>
 #include <stdarg.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <systemd/sd-id128.h>
 #include <systemd/sd-journal.h>
 
+#include "ethtool-ioctl.h"
 #include "log.h"
 #include "nic.h"
 
@@ -45,17 +41,6 @@ static void _printf_(2, 3) note(Nic *n, const char *fmt, ...) {
         va_end(ap);
 }
 
-static int ethtool_ioctl(int fd, const char *ifname, void *cmd) {
-        struct ifreq ifr = {};
-
-        if (strscpy(ifr.ifr_name, sizeof(ifr.ifr_name), ifname) < 0)
-                return -EINVAL;
-        ifr.ifr_data = cmd;
-        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
-                return -errno;
-        return 0;
-}
-
 int xid_from_regs_dump(const uint8_t *buf, size_t len, uint16_t *ret) {
         uint32_t txconfig;
 
@@ -75,37 +60,19 @@ int xid_from_regs_dump(const uint8_t *buf, size_t len, uint16_t *ret) {
  * Needs CAP_NET_ADMIN (kernel-facts §2.1).
  */
 static int xid_from_regs(Nic *n, uint16_t *ret) {
-        _cleanup_close_ int fd = -1;
-        _cleanup_free_ struct ethtool_regs *regs = NULL;
-        struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
+        _cleanup_free_ uint8_t *regs = NULL;
+        struct ethtool_drvinfo info;
         const char *ifname = nic_ifname(n);
-        uint32_t len;
+        size_t len;
         int r;
 
         if (!ifname) {
                 note(n, "regs: no network interface");
                 return -ENODEV;
         }
-        /* SIOCETHTOOL works on any socket: a netlink one keeps AF_INET out of the sandbox. */
-        fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-        if (fd < 0)
-                return -errno;
-        r = ethtool_ioctl(fd, ifname, &info);
-        if (r < 0) {
-                note(n, "regs: %s: %s", ifname, strerror(-r));
-                return r;
-        }
-        len = info.regdump_len;
-        if (len < TXCONFIG + 4)
-                len = 256; /* ask anyway: the kernel tells why not */
-        if (len > 4096)
-                len = 4096;
-        regs = calloc(1, sizeof(*regs) + len);
-        if (!regs)
-                return -ENOMEM;
-        regs->cmd = ETHTOOL_GREGS;
-        regs->len = len;
-        r = ethtool_ioctl(fd, ifname, regs);
+        r = ethtool_ioctl_drvinfo(ifname, &info);
+        if (r >= 0)
+                r = ethtool_ioctl_regs(ifname, info.regdump_len, &regs, &len);
         if (r < 0) {
                 note(n, "regs: %s: %s", ifname, strerror(-r));
                 return r;
@@ -115,9 +82,9 @@ static int xid_from_regs(Nic *n, uint16_t *ret) {
                 note(n, "regs: %s belongs to \"%s\", not %s", ifname, info.bus_info, n->slot);
                 return -ENXIO;
         }
-        r = xid_from_regs_dump(regs->data, regs->len, ret);
+        r = xid_from_regs_dump(regs, len, ret);
         if (r == -EBADMSG)
-                note(n, "regs: dump of %u bytes is too short", regs->len);
+                note(n, "regs: dump of %zu bytes is too short", len);
         else if (r < 0)
                 note(n, "regs: TxConfig reads 0xffffffff");
         return r;

@@ -115,6 +115,14 @@ eq "journal: NEW_VALUE" 20000 "$(jq -r .NEW_VALUE <<<"$e")"
 eq "journal: QUIRK" rtl8168g-sg-tso-swcoalesce "$(jq -r .QUIRK <<<"$e")"
 eq "journal: identifier" r8169-tuned "$(jq -r .SYSLOG_IDENTIFIER <<<"$e")"
 
+# diagnose with a real interface and a real journal: driver info, statistics, our messages.
+md=$("$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --config "$TMP/b.conf" diagnose enp3s0)
+contains "diagnose: driver info" "| driver (ethtool) | veth" "$md"
+contains "diagnose: statistics" "| peer_ifindex |" "$md"
+contains "diagnose: recent messages" "gro_flush_timeout 0 -> 20000 (quirk rtl8168g-sg-tso-swcoalesce)" "$md"
+eq "diagnose json: journal lines" true "$("$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" \
+        --config "$TMP/b.conf" --json diagnose | jq '.nics[0].journal | length > 0')"
+
 # 6. Idle: no wakeups at all over 10 s without events.
 sleep 1
 ctx() { awk '/ctxt_switches/ {s += $2} END {print s}' /proc/$DPID/status; }
