@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <netlink/attr.h>
 #include <netlink/handlers.h>
 #include <netlink/netlink.h>
 
@@ -15,3 +16,8 @@ int nle_to_errno(int nle);
 int netlink_drain(struct nl_sock *s);
 /* Joins a multicast group on a connected socket, non-blocking, every message to cb. */
 int netlink_subscribe(struct nl_sock *s, int group, nl_recvmsg_msg_cb_t cb, void *arg);
+/*
+ * Copies a string attribute that must be NUL-terminated inside the attribute
+ * and fit in size; libnl's NLA_NUL_STRING policy checks neither.
+ */
+int netlink_attr_string(const struct nlattr *a, char *buf, size_t size);

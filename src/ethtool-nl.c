@@ -108,15 +108,16 @@ static int parse_bitset(struct nlattr *attr, EthtoolFeatures *f, int which) {
 
         nla_for_each_nested(bit, tb[ETHTOOL_A_BITSET_BITS], rem) {
                 struct nlattr *bt[ETHTOOL_A_BITSET_BIT_MAX + 1];
+                char name[ETH_GSTRING_LEN];
                 EthtoolFeature *feat;
 
                 if (nla_type(bit) != ETHTOOL_A_BITSET_BITS_BIT)
                         continue;
                 if (nla_parse_nested(bt, ETHTOOL_A_BITSET_BIT_MAX, bit, bit_policy) < 0)
                         return -EBADMSG;
-                if (!bt[ETHTOOL_A_BITSET_BIT_NAME])
+                if (!bt[ETHTOOL_A_BITSET_BIT_NAME] || netlink_attr_string(bt[ETHTOOL_A_BITSET_BIT_NAME], name, sizeof(name)) < 0)
                         return -EBADMSG;
-                feat = features_get_or_add(f, nla_get_string(bt[ETHTOOL_A_BITSET_BIT_NAME]));
+                feat = features_get_or_add(f, name);
                 if (!feat)
                         return -ENOMEM;
                 feature_set_flag(feat, which, list || bt[ETHTOOL_A_BITSET_BIT_VALUE]);
@@ -483,7 +484,7 @@ static int ntf_parse_nlh(struct nlmsghdr *nlh, uint8_t *ret_cmd, char *ifname, s
                 return -EBADMSG;
         if (nla_parse_nested(hdr, ETHTOOL_A_HEADER_MAX, tb[1], hdr_policy) < 0 || !hdr[ETHTOOL_A_HEADER_DEV_NAME])
                 return -EBADMSG;
-        if (strscpy(ifname, size, nla_get_string(hdr[ETHTOOL_A_HEADER_DEV_NAME])) < 0)
+        if (netlink_attr_string(hdr[ETHTOOL_A_HEADER_DEV_NAME], ifname, size) < 0)
                 return -EBADMSG;
         *ret_cmd = g->cmd;
         return 0;

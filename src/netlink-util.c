@@ -43,3 +43,17 @@ int netlink_subscribe(struct nl_sock *s, int group, nl_recvmsg_msg_cb_t cb, void
                 r = nl_socket_modify_cb(s, NL_CB_VALID, NL_CB_CUSTOM, cb, arg);
         return nle_to_errno(r);
 }
+
+int netlink_attr_string(const struct nlattr *a, char *buf, size_t size) {
+        const char *data = nla_data(a);
+        int len = nla_len(a);
+        const char *nul;
+
+        if (len <= 0)
+                return -EBADMSG;
+        nul = memchr(data, '\0', (size_t) len);
+        if (!nul || (size_t) (nul - data) >= size)
+                return -EBADMSG;
+        memcpy(buf, data, (size_t) (nul - data) + 1);
+        return 0;
+}

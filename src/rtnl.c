@@ -26,7 +26,7 @@ static int on_link(struct nl_msg *msg, void *arg) {
         if (nlmsg_parse(nlh, sizeof(*ifi), tb, IFLA_MAX, NULL) < 0 || !tb[IFLA_IFNAME])
                 return NL_OK;
         ifi = nlmsg_data(nlh);
-        if (strscpy(ifname, sizeof(ifname), nla_get_string(tb[IFLA_IFNAME])) < 0)
+        if (netlink_attr_string(tb[IFLA_IFNAME], ifname, sizeof(ifname)) < 0)
                 return NL_OK;
         if (m->handler)
                 m->handler(ifname, ifi->ifi_index, ifi->ifi_flags, nlh->nlmsg_type == RTM_DELLINK, m->userdata);

@@ -16,6 +16,11 @@ trap on_exit EXIT
 
 failures=0
 checks=0
+# Sanitizer reports go to files, so that none is lost in a pipeline or a daemon's stderr:
+# finish fails the test if any was written.
+mkdir -p "$TMP/sanitizer"
+export ASAN_OPTIONS="log_path=$TMP/sanitizer/asan:detect_leaks=1:${ASAN_OPTIONS:-}"
+export UBSAN_OPTIONS="log_path=$TMP/sanitizer/ubsan:print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 ok() { checks=$((checks + 1)); }
 eq() { # eq WHAT EXPECTED ACTUAL
@@ -28,6 +33,12 @@ not_contains() {
         if [[ "$3" != *"$2"* ]]; then ok; else fail "$1: '$2' unexpectedly in: $3"; fi
 }
 finish() {
+        local report
+        for report in "$TMP"/sanitizer/*; do
+                [[ -e "$report" ]] || continue
+                cat "$report" >&2
+                fail "sanitizer report $(basename "$report")"
+        done
         echo "$checks checks, $failures failures"
         [[ $failures -eq 0 ]]
 }

@@ -19,11 +19,12 @@ start_daemon() { # start_daemon FIXTURE CONFIG [ENV...]
         python3 "$SRCDIR/tests/integration/notify-listen.py" "$TMP/notify.sock" "$TMP/notify" &
         cleanup_hooks+=("kill $!")
         wait_for 10 test -S "$TMP/notify.sock"
-        env NOTIFY_SOCKET="$TMP/notify.sock" "$@" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" \
+        # R8T_WRAPPER: e.g. valgrind; its verdict comes from its exit code at stop.
+        env NOTIFY_SOCKET="$TMP/notify.sock" "$@" ${R8T_WRAPPER:-} "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" \
                 --config "$conf" --state-dir "$TMP/state" --log-target journal daemon &
         DPID=$!
         cleanup_hooks+=("kill $DPID 2>/dev/null")
-        wait_for 10 notified READY=1 || fail "no READY=1"
+        wait_for 60 notified READY=1 || fail "no READY=1"
 }
 stop_daemon() {
         kill -TERM "$DPID"

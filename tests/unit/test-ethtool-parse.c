@@ -102,9 +102,54 @@ static void test_coalesce(void **state) {
         nlmsg_free(m);
 }
 
+/* Found by fuzz-ethtool-reply: a feature name without its NUL made the parser read past the
+ * attribute (libnl's NLA_NUL_STRING policy does not check termination). */
+static void test_unterminated_name(void **state) {
+        struct nl_msg *m = nlmsg_alloc();
+        struct nlattr *set, *bits, *bit;
+        struct nlmsghdr *h;
+        EthtoolFeatures f = {};
+        char ifname[16];
+        uint8_t cmd;
+
+        genlmsg_put(m, 0, 1, 20, 0, 0, ETHTOOL_MSG_FEATURES_GET_REPLY, 1);
+        set = nla_nest_start(m, ETHTOOL_A_FEATURES_ACTIVE);
+        nla_put_flag(m, ETHTOOL_A_BITSET_NOMASK);
+        bits = nla_nest_start(m, ETHTOOL_A_BITSET_BITS);
+        bit = nla_nest_start(m, ETHTOOL_A_BITSET_BITS_BIT);
+        nla_put(m, ETHTOOL_A_BITSET_BIT_NAME, 3, "abc"); /* no NUL */
+        nla_nest_end(m, bit);
+        nla_nest_end(m, bits);
+        nla_nest_end(m, set);
+        h = nlmsg_hdr(m);
+        assert_int_equal(ethtool_nl_parse_features(h, h->nlmsg_len, &f), -EBADMSG);
+        nlmsg_free(m);
+
+        /* The same for a notification's device name. */
+        m = nlmsg_alloc();
+        genlmsg_put(m, 0, 0, 20, 0, 0, ETHTOOL_MSG_FEATURES_NTF, 1);
+        set = nla_nest_start(m, ETHTOOL_A_FEATURES_HEADER);
+        nla_put(m, ETHTOOL_A_HEADER_DEV_NAME, 4, "eth0");
+        nla_nest_end(m, set);
+        h = nlmsg_hdr(m);
+        assert_int_equal(ethtool_nl_parse_notification(h, h->nlmsg_len, &cmd, ifname, sizeof(ifname)), -EBADMSG);
+        nlmsg_free(m);
+        m = nlmsg_alloc();
+        genlmsg_put(m, 0, 0, 20, 0, 0, ETHTOOL_MSG_FEATURES_NTF, 1);
+        set = nla_nest_start(m, ETHTOOL_A_FEATURES_HEADER);
+        nla_put_string(m, ETHTOOL_A_HEADER_DEV_NAME, "enp1s0");
+        nla_nest_end(m, set);
+        h = nlmsg_hdr(m);
+        assert_int_equal(ethtool_nl_parse_notification(h, h->nlmsg_len, &cmd, ifname, sizeof(ifname)), 0);
+        assert_string_equal(ifname, "enp1s0");
+        assert_int_equal(cmd, ETHTOOL_MSG_FEATURES_NTF);
+        nlmsg_free(m);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_features), cmocka_unit_test(test_truncated), cmocka_unit_test(test_coalesce),
+                cmocka_unit_test(test_unterminated_name),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
