@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <malloc.h>
 #include <net/if.h>
 #include <signal.h>
 #include <systemd/sd-bus.h>
@@ -143,7 +144,8 @@ static int manager_rescan(Manager *m) {
 
 static void manager_apply(Manager *m, ManagedNic *mn) {
         ApplyContext ac = { .backend = &m->c.backend, .state_dir = m->opts->state_dir,
-                            .unsupported_said = mn->unsupported_said, .held = mn->held, .daemon = true };
+                            .unsupported_said = mn->unsupported_said, .held = mn->held, .daemon = true,
+                            .fault_after = m->opts->fault_after_writes, .fault_signal = m->opts->fault_signal };
         KnobReading current[_KNOB_MAX];
         ApplyStats st = {};
         NicPlan plan;
@@ -224,6 +226,8 @@ static int on_work(sd_event_source *s, void *userdata) {
         if (m->rescan) {
                 m->rescan = false;
                 (void) manager_rescan(m);
+                /* A rescan of many NICs churns the heap: give it back, the daemon idles small. */
+                malloc_trim(0);
         }
         for (size_t i = 0; i < m->n_nics; i++) {
                 ManagedNic *mn = &m->nics[i];
@@ -261,12 +265,18 @@ static int on_device(sd_device_monitor *monitor, sd_device *d, void *userdata) {
         }
         if (action != SD_DEVICE_ADD && action != SD_DEVICE_MOVE && action != SD_DEVICE_REMOVE)
                 return 0;
-        log_debug("udev: %s %s", sysname, action == SD_DEVICE_ADD ? "added" : action == SD_DEVICE_MOVE ? "renamed" : "removed");
-        /* Bursts coalesce: each event only marks work; the worker runs when the queue is drained. */
-        m->rescan = true;
-        mn = manager_find_ifname(m, sysname);
-        if (mn)
+        log_debug("udev: %s %s %s", subsystem, sysname,
+                  action == SD_DEVICE_ADD ? "added" : action == SD_DEVICE_MOVE ? "renamed" : "removed");
+        /*
+         * Bursts coalesce: each event only marks work; the worker runs when the queue is
+         * drained. Only what can change the set of NICs or their names costs a rescan: a PCI
+         * device coming or going, a rename, an interface nobody knew.
+         */
+        mn = streq(subsystem, "net") ? manager_find_ifname(m, sysname) : NULL;
+        if (mn && action == SD_DEVICE_ADD)
                 mn->dirty = true;
+        else if (!(mn && action == SD_DEVICE_REMOVE))
+                m->rescan = true;
         manager_schedule(m);
         return 0;
 }
@@ -402,6 +412,8 @@ static int manager_watch(Manager *m) {
                 r = sd_device_monitor_filter_add_match_subsystem_devtype(m->monitor, "net", NULL);
         if (r >= 0)
                 r = sd_device_monitor_filter_add_match_subsystem_devtype(m->monitor, "power_supply", NULL);
+        if (r >= 0)
+                r = sd_device_monitor_filter_add_match_subsystem_devtype(m->monitor, "pci", NULL);
         if (r >= 0)
                 r = sd_device_monitor_attach_event(m->monitor, m->event);
         if (r >= 0)

@@ -119,7 +119,8 @@ static int open_attr(const Sysroot *s, const char *dir, const char *attr, int fl
         dfd = open_in_root(s, dir, O_PATH | O_DIRECTORY);
         if (dfd < 0)
                 return dfd;
-        fd = openat(dfd, attr, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+        /* O_NONBLOCK: a FIFO where an attribute should be must not hang the daemon. */
+        fd = openat(dfd, attr, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         return fd < 0 ? -errno : fd;
 }
 

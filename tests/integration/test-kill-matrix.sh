@@ -52,6 +52,25 @@ for n in $(seq 1 "$writes"); do
         [[ ! -e "$TMP/state$n/0000:01:00.0" ]] && ok || fail "write $n: journal cleared"
 done
 
+# The same for the daemon: killed after each single write of its start-up apply, then restore.
+for n in $(seq 1 "$writes"); do
+        fx="$TMP/drun$n"
+        cp -a "$base" "$fx"
+        before=$(snapshot "$fx")
+        set +e
+        ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --config "$TMP/many.conf" \
+                --profile performance --state-dir "$TMP/dstate$n" --log-target stderr --fault-after-writes "$n:KILL" \
+                daemon >/dev/null 2>&1
+        rc=$?
+        set -e
+        eq "daemon write $n: killed" 137 "$rc"
+        set +e
+        ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --state-dir "$TMP/dstate$n" restore >/dev/null 2>&1; rc=$?
+        set -e
+        eq "daemon write $n: restore exit" 0 "$rc"
+        eq "daemon write $n: every original back" "$before" "$(snapshot "$fx")"
+done
+
 # A journal with a line nobody can parse: apply refuses to touch the NIC (never loses an
 # original), restore puts back what it can read and keeps the rest.
 fx="$TMP/corrupt"; cp -a "$base" "$fx"; mkdir -p "$TMP/cstate"

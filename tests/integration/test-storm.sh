@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# An event storm: 500 interfaces created and 250 of them deleted again as fast as the kernel
+# takes it, while the daemon runs with a real udevd. Every surviving interface ends tuned,
+# and the daemon's memory returns to its idle size. Reports peak and final memory.
+source "$SRCDIR/tests/lib.sh"
+sandbox "$@"
+N=${R8T_STORM:-500}
+Q="$SRCDIR/conf/quirks.d"
+
+# A machine with N RTL8168c NICs (TSO and SG go off), interfaces s0 … s$((N-1)).
+{
+        echo "[machine]"; echo "power = none"
+        for ((i = 0; i < N; i++)); do
+                printf '[device 0000:%02x:%02x.0]\nvendor = 10ec\ndevice = 8168\nsubsystem = 1043:82c6\n' $((1 + i / 32)) $((i % 32))
+                printf 'driver = r8169\ninterface = s%d\nmac = 02:00:00:00:%02x:%02x\ntxconfig = 3c400000\n' $i $((i / 256)) $((i % 256))
+        done
+} >"$TMP/storm.fixture"
+"$SRCDIR/tests/fixtures/mkfixture" "$TMP/storm.fixture" "$TMP/fx"
+printf '[global]\nprofile = performance\n' >"$TMP/storm.conf"
+
+python3 "$SRCDIR/tests/integration/notify-listen.py" "$TMP/notify.sock" "$TMP/notify" &
+cleanup_hooks+=("kill $!")
+wait_for 10 test -S "$TMP/notify.sock"
+NOTIFY_SOCKET="$TMP/notify.sock" "$R8T" --sysfs "$TMP/fx/sys" --quirks "$Q" --config "$TMP/storm.conf" \
+        --state-dir "$TMP/state" --log-target journal --log-level notice daemon &
+pid=$!
+cleanup_hooks+=("kill $pid 2>/dev/null")
+mem() { awk -v k="$1:" '$1 == k {print $2}' /proc/$pid/status; }
+wait_for 60 grep -q READY=1 "$TMP/notify" && ok || fail "daemon ready"
+sleep 0.5
+idle=$(mem VmRSS)
+
+for ((i = 0; i < N; i++)); do echo "link add s$i type veth peer name p$i"; done >"$TMP/add"
+for ((i = 0; i < N; i += 2)); do echo "link del s$i"; done >"$TMP/del"
+ip -batch "$TMP/add"
+ip -batch "$TMP/del"
+
+tuned() {
+        local i
+        for ((i = 1; i < N; i += 2)); do
+                [[ $(ethtool -k "s$i" 2>/dev/null | awk '$1 == "tcp-segmentation-offload:" {print $2}') == off ]] || return 1
+        done
+}
+wait_for 120 tuned && ok || fail "every surviving interface tuned"
+untuned=0
+for ((i = 1; i < N; i += 2)); do
+        [[ $(ethtool -k "s$i" | awk '$1 == "scatter-gather:" {print $2}') == off ]] || untuned=$((untuned + 1))
+done
+eq "surviving interfaces with SG still on" 0 "$untuned"
+kill -0 $pid && ok || fail "daemon alive after the storm"
+
+# Settled: memory back to its idle size (within 256 KiB: allocator rounding).
+sleep 1
+peak=$(mem VmHWM); final=$(mem VmRSS)
+echo "memory: idle ${idle} KiB, peak ${peak} KiB, final ${final} KiB (RSS)"
+(( final <= idle + 256 )) && ok || fail "memory did not return to its idle size: idle $idle KiB, final $final KiB"
+
+kill -TERM $pid
+set +e; wait $pid; rc=$?; set -e
+eq "SIGTERM after the storm: exit 0" 0 "$rc"
+finish
