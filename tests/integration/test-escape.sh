@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Names, slots and values that try to escape are refused with a clear message, and nothing
+# outside the allowlisted attributes under the sysfs root is ever opened for writing
+# (every open of the run is traced with strace).
+source "$SRCDIR/tests/lib.sh"
+need_root
+command -v strace >/dev/null || { echo "SKIP: strace missing"; exit 77; }
+Q="$SRCDIR/conf/quirks.d"
+fx=$(fixture lenovo-8168h)
+dev="$fx/sys/devices/pci0000:00/0000:00:1c.0/0000:01:00.0"
+ns=$(netns_new)
+ip -n "$ns" link add enp1s0 type veth peer name peer0
+run() { set +e; out=$(ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" \
+        --state-dir "$TMP/state" "$@" 2>&1); rc=$?; set -e; }
+: >"$TMP/empty.conf"
+
+# NIC names on the command line.
+for bad in ../../etc /etc/passwd "0000:01:00.0/../../../../etc" "$(printf 'x%.0s' {1..5000})"; do
+        run --config "$TMP/empty.conf" apply "$bad"
+        eq "argument ${bad:0:30}: refused" 1 "$rc"
+        contains "argument ${bad:0:30}: says so" "No Realtek NIC" "$out"
+done
+
+# Configuration values.
+printf '[device a]\nmatch-slot = ../../../etc\nmatch-interface = %s\ngro_flush_timeout = 99999999999999999999999\nnapi_defer_hard_irqs = -1\nclkpm = 1\x00 0\n' \
+        "$(printf 'y%.0s' {1..300})" >"$TMP/hostile.conf"
+run --config "$TMP/hostile.conf" check-config
+eq "hostile config: refused" 1 "$rc"
+contains "slot" "$TMP/hostile.conf:2: bad match-slot \"../../../etc\"" "$out"
+contains "over-long" "$TMP/hostile.conf:3: line too long" "$out"
+contains "huge number" "$TMP/hostile.conf:4: bad value \"99999999999999999999999\" for gro_flush_timeout: out of range" "$out"
+contains "negative" "$TMP/hostile.conf:5: bad value \"-1\" for napi_defer_hard_irqs" "$out"
+contains "embedded NUL" "$TMP/hostile.conf:6: not text" "$out"
+
+# The tree itself tries to lead out: class/net/enp1s0 points at /etc (absolute, and by ../),
+# and a knob attribute is a symlink to a file outside the root.
+echo original >"$TMP/outside"
+ln -sfn /etc "$fx/sys/class/net/enp1s0"
+ln -sf "$TMP/outside" "$dev/link/l1_1_aspm"
+cat >"$TMP/write-all.conf" <<'CONF'
+[device lenovo]
+match-slot = 0000:01:00.0
+l1_1_aspm = 0
+gro_flush_timeout = 30000
+CONF
+strace -f -qq -yy -e trace=open,openat,openat2,creat,truncate,rename,unlink,mkdir -o "$TMP/trace" \
+        ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" \
+        --state-dir "$TMP/state" --config "$TMP/write-all.conf" --profile performance apply >"$TMP/apply.out" 2>&1 || true
+eq "outside file untouched" original "$(cat "$TMP/outside")"
+contains "symlinked attribute refused" "l1_1_aspm" "$(cat "$TMP/apply.out")"
+ls /etc/gro_flush_timeout >/dev/null 2>&1 && fail "wrote into /etc" || ok
+eq "clkpm still applied" 0 "$(cat "$dev/link/clkpm")"
+
+# Every open for writing made by r8169-tuned (not by ip or ld.so): an allowlisted knob under
+# the fixture root, or its own journal in the state directory.
+allowed='(clkpm|l0s_aspm|l1_aspm|l1_1_aspm|l1_2_aspm|l1_1_pcipm|l1_2_pcipm|gro_flush_timeout|napi_defer_hard_irqs)'
+writes=$(grep -E 'O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|creat\(|rename\(|unlink\(|mkdir\(' "$TMP/trace" | grep -v -E 'ENOENT|ELOOP|EEXIST' |
+        grep -v '/dev/null' || true)
+[[ -n "$writes" ]] && ok || fail "strace saw no write at all: the check would be vacuous"
+bad=$(while IFS= read -r line; do
+        # openat2(5</…/link>, "clkpm", …), openat(AT_FDCWD</cwd>, "/path", …), rename("/a", …)
+        name=$(sed -n 's/^[0-9]* [a-z0-9]*([^"]*"\([^"]*\)".*/\1/p' <<<"$line")
+        dir=$(sed -n 's/^[0-9]* [a-z0-9]*([A-Z_]*[0-9]*<\([^>]*\)>, ".*/\1/p' <<<"$line")
+        if [[ $name == /* || -z $dir ]]; then path=$name; else path="$dir/$name"; fi
+        case $path in
+                "$fx/sys/"*) [[ $(basename "$path") =~ ^$allowed$ ]] || echo "$line" ;;
+                "$TMP/state"*) ;;
+                *) echo "$line" ;;
+        esac
+done <<<"$writes")
+eq "no write outside the allowlist" "" "$bad"
+
+finish
