@@ -25,6 +25,10 @@ static inline uint16_t chip_xid_from_txconfig(uint32_t txconfig) {
  * row matches (the kernel refuses such a chip).
  */
 const ChipInfo *chip_lookup(uint16_t xid, uint16_t pci_vendor, uint16_t pci_device);
+/* The table row an XID resolves to (first match), before the 8136 variants; NULL if none. O(1). */
+const ChipInfo *chip_row(uint16_t xid);
+/* Whether mask/value is one of the table's rows. */
+bool chip_is_row(uint16_t mask, uint16_t val);
 /* The table itself, for listing and tests. */
 const ChipInfo *chip_table(size_t *n);
 

@@ -9,6 +9,7 @@
 /* An XID match as the kernel's chip table writes it: value/mask. */
 typedef struct XidMatch {
         uint16_t value, mask;
+        bool kernel_row; /* value/mask is a row of the kernel's chip table (set by xid_match_parse) */
 } XidMatch;
 
 int xid_match_parse(const char *s, XidMatch *ret);

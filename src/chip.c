@@ -73,14 +73,39 @@ const ChipInfo *chip_table(size_t *n) {
         return chips;
 }
 
-const ChipInfo *chip_lookup(uint16_t xid, uint16_t pci_vendor, uint16_t pci_device) {
-        const ChipInfo *c = NULL;
-
+static const ChipInfo *row_scan(uint16_t xid) {
         for (size_t i = 0; i < ELEMENTSOF(chips); i++)
-                if ((xid & chips[i].mask) == chips[i].val) {
-                        c = &chips[i];
-                        break;
+                if ((xid & chips[i].mask) == chips[i].val)
+                        return &chips[i];
+        return NULL;
+}
+
+/* Every 12-bit XID resolved once: quirk matching and its lint test thousands of XIDs. */
+const ChipInfo *chip_row(uint16_t xid) {
+        static int8_t row[0x1000];
+        static bool init;
+
+        if (!init) {
+                for (unsigned x = 0; x < ELEMENTSOF(row); x++) {
+                        const ChipInfo *c = row_scan((uint16_t) x);
+                        row[x] = c ? (int8_t) (c - chips) : -1;
                 }
+                init = true;
+        }
+        xid &= 0xfff;
+        return row[xid] < 0 ? NULL : &chips[row[xid]];
+}
+
+bool chip_is_row(uint16_t mask, uint16_t val) {
+        for (size_t i = 0; i < ELEMENTSOF(chips); i++)
+                if (chips[i].mask == mask && chips[i].val == val)
+                        return true;
+        return false;
+}
+
+const ChipInfo *chip_lookup(uint16_t xid, uint16_t pci_vendor, uint16_t pci_device) {
+        const ChipInfo *c = chip_row(xid);
+
         if (!c)
                 return NULL;
         if (pci_vendor == 0x10ec && pci_device == 0x8136)

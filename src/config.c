@@ -151,7 +151,7 @@ static void on_device(Loader *l, unsigned line, const char *key, const char *val
                 if (xid_match_parse(value, &m) >= 0)
                         dev->match_xid = m;
                 else if (chip_parse_xid(value, &x) >= 0)
-                        dev->match_xid = (XidMatch) { x, 0xfcf };
+                        dev->match_xid = (XidMatch) { x, 0xfcf, false };
                 else {
                         diag_add(d, l->file, line, "bad match-xid \"%s\": expected an XID like 541, or VALUE/MASK like 3c0/7c8", value);
                         return;

@@ -18,20 +18,18 @@ int xid_match_parse(const char *s, XidMatch *ret) {
                 return -EINVAL;
         if (value & ~mask)
                 return -ERANGE; /* a value bit outside the mask can never match */
-        *ret = (XidMatch) { value, mask };
+        *ret = (XidMatch) { value, mask, chip_is_row(mask, value) };
         return 0;
 }
 
 bool xid_match_test(const XidMatch *m, uint16_t xid) {
-        size_t n;
-        const ChipInfo *table = chip_table(&n), *row = chip_lookup(xid, 0, 0);
+        const ChipInfo *row;
 
-        if (row && row->mask == m->mask && row->val == m->value)
-                return true;
-        for (size_t i = 0; i < n; i++)
-                if (table[i].mask == m->mask && table[i].val == m->value)
-                        return false; /* a kernel row, and this XID resolves to another one */
-        return (xid & m->mask) == m->value;
+        if (!m->kernel_row)
+                return (xid & m->mask) == m->value;
+        /* A kernel row matches exactly the XIDs the kernel resolves to it. */
+        row = chip_row(xid);
+        return row && row->mask == m->mask && row->val == m->value;
 }
 
 static int id_match_parse(const char *s, bool allow_any, IdMatch *ret) {
@@ -439,21 +437,30 @@ static bool id_lists_overlap(const IdMatch *a, size_t na, const IdMatch *b, size
         return false;
 }
 
-/* Some XID the kernel can report that both entries match. */
-static bool xids_overlap(const Quirk *a, const Quirk *b, uint16_t *example) {
+/* The XIDs (12 bits) a quirk matches, as a bitmap: the lint compares every pair of entries. */
+typedef struct XidSet {
+        uint64_t w[64];
+} XidSet;
+
+static void xid_set_of(const Quirk *q, XidSet *ret) {
+        *ret = (XidSet) {};
         for (unsigned x = 0; x <= 0xfff; x++) {
-                bool ma = false, mb = false;
                 if (x & ~0xfcfu)
-                        continue;
-                for (size_t i = 0; i < a->n_xids && !ma; i++)
-                        ma = xid_match_test(&a->xids[i], (uint16_t) x);
-                for (size_t i = 0; i < b->n_xids && !mb; i++)
-                        mb = xid_match_test(&b->xids[i], (uint16_t) x);
-                if (ma && mb) {
-                        *example = (uint16_t) x;
+                        continue; /* TxConfig bits 25:24 are never part of an XID */
+                for (size_t i = 0; i < q->n_xids; i++)
+                        if (xid_match_test(&q->xids[i], (uint16_t) x)) {
+                                ret->w[x / 64] |= 1ull << (x % 64);
+                                break;
+                        }
+        }
+}
+
+static bool xids_overlap(const XidSet *a, const XidSet *b, uint16_t *example) {
+        for (unsigned i = 0; i < ELEMENTSOF(a->w); i++)
+                if (a->w[i] & b->w[i]) {
+                        *example = (uint16_t) (i * 64 + (unsigned) __builtin_ctzll(a->w[i] & b->w[i]));
                         return true;
                 }
-        }
         return false;
 }
 
@@ -477,6 +484,12 @@ static bool scopes_overlap(const Quirk *a, const Quirk *b) {
 }
 
 void quirk_db_lint(const QuirkDb *db, Diagnostics *d) {
+        _cleanup_free_ XidSet *sets = calloc(db->n + 1, sizeof(XidSet));
+
+        if (!sets)
+                return;
+        for (size_t i = 0; i < db->n; i++)
+                xid_set_of(&db->quirks[i], &sets[i]);
         for (size_t i = 0; i < db->n; i++)
                 for (size_t j = i + 1; j < db->n; j++) {
                         const Quirk *a = &db->quirks[i], *b = &db->quirks[j];
@@ -486,7 +499,7 @@ void quirk_db_lint(const QuirkDb *db, Diagnostics *d) {
                                 diag_add(d, b->file, b->line, "duplicate quirk id \"%s\" (first at %s:%u)", b->id, a->file, a->line);
                                 continue;
                         }
-                        if (!scopes_overlap(a, b) || !xids_overlap(a, b, &x))
+                        if (!scopes_overlap(a, b) || !xids_overlap(&sets[i], &sets[j], &x))
                                 continue;
                         for (int k = 0; k < _KNOB_MAX; k++) {
                                 char va[KNOB_VALUE_MAX], vb[KNOB_VALUE_MAX];

@@ -214,7 +214,7 @@ static void test_xid_match_semantics(void **state) {
 /* The planner, with a tiny database and config of its own. */
 static Quirk q_perf = { .id = "perf", .profiles = { [PROFILE_PERFORMANCE] = true } };
 static Quirk q_all = { .id = "all", .profiles = { [PROFILE_PERFORMANCE] = true, [PROFILE_POWERSAVE] = true } };
-static XidMatch x541 = { 0x541, 0x7cf };
+static XidMatch x541 = { 0x541, 0x7cf, true };
 
 static void setup_quirks(QuirkDb *db, Quirk *qs) {
         qs[0] = q_perf;
