@@ -245,6 +245,30 @@ static int on_work(sd_event_source *s, void *userdata) {
         return 0;
 }
 
+/*
+ * Whether an interface nobody knows may belong to a Realtek NIC: its parent is a PCI
+ * function in r8169's ID table. veths, bridges, Wi-Fi and other vendors' NICs do not
+ * cost a rescan.
+ */
+static bool net_device_may_be_ours(sd_device *d) {
+        const char *subsystem, *v, *dv, *sv, *sd;
+        uint64_t vendor, device, subsys_vendor = 0, subsys_device = 0;
+        sd_device *parent;
+
+        if (sd_device_get_parent(d, &parent) < 0 || sd_device_get_subsystem(parent, &subsystem) < 0 ||
+            !streq(subsystem, "pci"))
+                return false;
+        if (sd_device_get_sysattr_value(parent, "vendor", &v) < 0 || sd_device_get_sysattr_value(parent, "device", &dv) < 0 ||
+            parse_u64_base(v + (strncmp(v, "0x", 2) == 0 ? 2 : 0), 16, &vendor) < 0 ||
+            parse_u64_base(dv + (strncmp(dv, "0x", 2) == 0 ? 2 : 0), 16, &device) < 0)
+                return true; /* cannot tell: look */
+        if (sd_device_get_sysattr_value(parent, "subsystem_vendor", &sv) >= 0)
+                (void) parse_u64_base(sv + (strncmp(sv, "0x", 2) == 0 ? 2 : 0), 16, &subsys_vendor);
+        if (sd_device_get_sysattr_value(parent, "subsystem_device", &sd) >= 0)
+                (void) parse_u64_base(sd + (strncmp(sd, "0x", 2) == 0 ? 2 : 0), 16, &subsys_device);
+        return chip_pci_id_known((uint16_t) vendor, (uint16_t) device, (uint16_t) subsys_vendor, (uint16_t) subsys_device);
+}
+
 static int on_device(sd_device_monitor *monitor, sd_device *d, void *userdata) {
         Manager *m = userdata;
         const char *subsystem = NULL, *sysname = NULL;
@@ -270,13 +294,22 @@ static int on_device(sd_device_monitor *monitor, sd_device *d, void *userdata) {
         /*
          * Bursts coalesce: each event only marks work; the worker runs when the queue is
          * drained. Only what can change the set of NICs or their names costs a rescan: a PCI
-         * device coming or going, a rename, an interface nobody knew.
+         * device coming or going, a rename, an interface of a Realtek PCI function nobody knew.
          */
-        mn = streq(subsystem, "net") ? manager_find_ifname(m, sysname) : NULL;
+        if (streq(subsystem, "pci")) {
+                m->rescan = true;
+                manager_schedule(m);
+                return 0;
+        }
+        mn = manager_find_ifname(m, sysname);
         if (mn && action == SD_DEVICE_ADD)
                 mn->dirty = true;
-        else if (!(mn && action == SD_DEVICE_REMOVE))
+        else if (mn && action == SD_DEVICE_MOVE)
                 m->rescan = true;
+        else if (!mn && action != SD_DEVICE_REMOVE && net_device_may_be_ours(d))
+                m->rescan = true;
+        else
+                return 0;
         manager_schedule(m);
         return 0;
 }

@@ -106,9 +106,9 @@ def children(pid):
         return []
 
 
-def memory(pids):
-    """RSS and PSS in KiB over a set of processes."""
-    rss = pss = 0
+def memory(pids, anon=False):
+    """RSS and PSS in KiB over a set of processes (or only their anonymous PSS: their own memory)."""
+    rss = pss = pss_anon = 0
     for pid in pids:
         try:
             for line in open(f"/proc/{pid}/smaps_rollup"):
@@ -116,9 +116,11 @@ def memory(pids):
                     rss += int(line.split()[1])
                 elif line.startswith("Pss:"):
                     pss += int(line.split()[1])
+                elif line.startswith("Pss_Anon:"):
+                    pss_anon += int(line.split()[1])
         except OSError:
             pass
-    return rss, pss
+    return (rss, pss, pss_anon) if anon else (rss, pss)
 
 
 def percentile(values, p):
@@ -327,9 +329,9 @@ def idle(setup):
     time.sleep(1)
     pids = setup.pids()
     before = sum(ctxt(p) for p in pids)
-    rss, pss = memory(pids)
+    rss, pss, pss_anon = memory(pids, anon=True)
     time.sleep(IDLE_SECONDS)
-    return sum(ctxt(p) for p in setup.pids()) - before, rss, pss
+    return sum(ctxt(p) for p in setup.pids()) - before, rss, pss, pss_anon
 
 
 def cleanup(prefix):
@@ -377,10 +379,10 @@ def main():
     for s in setups:
         s.start()
         time.sleep(0.5)
-        idle_wakeups, idle_rss, idle_pss = idle(s)
+        idle_wakeups, idle_rss, idle_pss, idle_anon = idle(s)
         one, burst, cpu, peak_rss, peak_pss = hotplug(s, feats)
         results[s.name] = dict(one=one, burst=burst, cpu=cpu, idle_wakeups=idle_wakeups, idle_rss=idle_rss,
-                               idle_pss=idle_pss, peak_rss=peak_rss, peak_pss=peak_pss,
+                               idle_pss=idle_pss, idle_anon=idle_anon, peak_rss=peak_rss, peak_pss=peak_pss,
                                startup=getattr(s, "startup", None))
         s.stop()
         cleanup(s.prefix)
@@ -400,6 +402,7 @@ def main():
         ("start-up to READY=1, one NIC (ms)", lambda r: ms(r["startup"]) if r["startup"] else "n/a (inside udevd)"),
         (f"wakeups in {IDLE_SECONDS} s idle", lambda r: str(r["idle_wakeups"])),
         ("RSS / PSS idle (KiB)", lambda r: f"{r['idle_rss']} / {r['idle_pss']}"),
+        ("PSS of its own (anonymous) memory, idle (KiB)", lambda r: str(r["idle_anon"])),
         ("RSS / PSS peak (KiB)", lambda r: f"{r['peak_rss']} / {r['peak_pss']}"),
     ]
     for label, f in rows:
@@ -416,6 +419,7 @@ def main():
          percentile(t["burst"], 95) / percentile(l["burst"], 95)),
         ("zero idle wakeups", t["idle_wakeups"] == 0, t["idle_wakeups"]),
         ("PSS idle under 1 MiB", t["idle_pss"] < 1024, t["idle_pss"]),
+        ("own (anonymous) PSS idle under 1 MiB", t["idle_anon"] < 1024, t["idle_anon"]),
         ("start-up under 10 ms", t["startup"] < 0.010, t["startup"] * 1000),
     ]
     for label, met, value in checks:
