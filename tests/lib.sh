@@ -63,13 +63,14 @@ need_root() {
         ip netns del "r8t-probe-$$"
 }
 
-# netns_new -> creates a network namespace removed at exit, prints its name
+# netns_new VAR -> creates a network namespace, removed at exit, and stores its name in VAR.
+# (Not "$(netns_new)": the cleanup hook would be registered in a subshell and lost.)
 netns_new() {
-        local ns="r8t-$$-$RANDOM"
-        ip netns add "$ns"
-        cleanup_hooks+=("ip netns del $ns")
-        ip -n "$ns" link set lo up
-        echo "$ns"
+        local name="r8t-$$-$RANDOM"
+        ip netns add "$name"
+        cleanup_hooks+=("ip netns del $name")
+        ip -n "$name" link set lo up
+        printf -v "$1" '%s' "$name"
 }
 
 # wait_for SECONDS CMD... -> polls CMD every 50 ms until it succeeds; fails after SECONDS
@@ -91,7 +92,7 @@ sandbox() {
                 need_root
                 [[ -x /lib/systemd/systemd-udevd && -x /lib/systemd/systemd-journald ]] ||
                         { echo "SKIP: systemd-udevd or systemd-journald missing"; exit 77; }
-                local ns; ns=$(netns_new)
+                local ns; netns_new ns
                 set +e
                 R8T_IN_SANDBOX=1 ip netns exec "$ns" unshare --mount --propagation private bash "$0" "$@"
                 local rc=$?

@@ -20,7 +20,7 @@ snapshot() { # snapshot NS FIXTURE-DIR IFACE
 }
 
 ### 1. RTL8168c: TSO (and SG) off by apply, back on by restore; ethtool -k agrees each time.
-ns=$(netns_new)
+netns_new ns
 ip -n "$ns" link add enp2s0 type veth peer name peer0
 fx=$(fixture desktop-8168c)
 eq "8168c before" on "$(feature "$ns" enp2s0 tcp-segmentation-offload)"
@@ -39,7 +39,7 @@ contains "8168c restore says so" "tso off -> on (restored" "$out"
 
 ### 2. Link and netdev attributes in the fixture: planned values after apply, originals after restore.
 fx=$(fixture lenovo-8168h)
-ns2=$(netns_new)
+netns_new ns2
 ip -n "$ns2" link add enp1s0 type veth peer name peer0
 dev="$fx/sys/bus/pci/devices/0000:01:00.0"
 run r8t_ns "$ns2" "$fx" --config "$TMP/empty.conf" --profile performance apply
@@ -47,7 +47,7 @@ eq "clkpm after apply" 0 "$(cat "$dev/link/clkpm")"
 run r8t_ns "$ns2" "$fx" restore
 eq "clkpm after restore" 1 "$(cat "$dev/link/clkpm")"
 fx=$(fixture intel-8125-l12)
-ns3=$(netns_new)
+netns_new ns3
 ip -n "$ns3" link add enp2s0 type veth peer name peer0
 run r8t_ns "$ns3" "$fx" --config "$TMP/empty.conf" --profile performance apply
 eq "l1_2_aspm after apply" 0 "$(cat "$fx/sys/bus/pci/devices/0000:02:00.0/link/l1_2_aspm")"
@@ -55,7 +55,7 @@ eq "l1_1_aspm untouched" 1 "$(cat "$fx/sys/bus/pci/devices/0000:02:00.0/link/l1_
 run r8t_ns "$ns3" "$fx" restore
 eq "l1_2_aspm after restore" 1 "$(cat "$fx/sys/bus/pci/devices/0000:02:00.0/link/l1_2_aspm")"
 fx=$(fixture thinkpad-e480-8168gu)
-ns4=$(netns_new)
+netns_new ns4
 ip -n "$ns4" link add enp3s0 type veth peer name peer0
 ip netns exec "$ns4" ethtool -K enp3s0 sg off tso off >/dev/null
 run r8t_ns "$ns4" "$fx" --config "$TMP/empty.conf" --profile performance apply

@@ -8,7 +8,7 @@ command -v strace >/dev/null || { echo "SKIP: strace missing"; exit 77; }
 Q="$SRCDIR/conf/quirks.d"
 fx=$(fixture lenovo-8168h)
 dev="$fx/sys/devices/pci0000:00/0000:00:1c.0/0000:01:00.0"
-ns=$(netns_new)
+netns_new ns
 ip -n "$ns" link add enp1s0 type veth peer name peer0
 run() { set +e; out=$(ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" \
         --state-dir "$TMP/state" "$@" 2>&1); rc=$?; set -e; }

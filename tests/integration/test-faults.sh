@@ -8,7 +8,7 @@ if [[ "${R8T_IN_FAULTS_NS:-}" != 1 ]]; then
         R8T_IN_FAULTS_NS=1 exec unshare --mount --propagation private bash "$0" "$@"
 fi
 Q="$SRCDIR/conf/quirks.d"
-ns=$(netns_new)
+netns_new ns
 ip -n "$ns" link add enp1s0 type veth peer name peer0
 
 # Five knobs on three backends; each scenario breaks one.

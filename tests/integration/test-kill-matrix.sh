@@ -18,7 +18,7 @@ gro_flush_timeout = 50000
 napi_defer_hard_irqs = 2
 CONF
 base=$(fixture lenovo-8168h)
-ns=$(netns_new)
+netns_new ns
 ip -n "$ns" link add enp1s0 type veth peer name peer0
 snapshot() { (cd "$1/sys" && find . -type f -print0 | sort -z | xargs -0 sha256sum); ip netns exec "$ns" ethtool -k enp1s0; }
 

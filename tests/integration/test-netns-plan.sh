@@ -14,7 +14,7 @@ plan() { # plan NS FIXTURE PROFILE
 changes() { jq -r '[.nics[].items[] | select(.action == "change") | "\(.knob)=\(.desired)"] | sort | join(" ")'; }
 
 # ThinkPad E480 on 5.18: SG/TSO off by default, no software coalescing.
-ns=$(netns_new)
+netns_new ns
 ip -n "$ns" link add enp3s0 type veth peer name peer0
 ip netns exec "$ns" ethtool -K enp3s0 sg off tso off >/dev/null
 eq "e480 performance" "gro_flush_timeout=20000 napi_defer_hard_irqs=1 sg=on tso=on" "$(plan "$ns" thinkpad-e480-8168gu performance | changes)"
@@ -23,7 +23,7 @@ eq "e480 order" "sg tso" "$(plan "$ns" thinkpad-e480-8168gu performance | jq -r 
 eq "e480 powersave" "" "$(plan "$ns" thinkpad-e480-8168gu powersave | changes)"
 
 # RTL8168c: the kernel has TSO/SG on (veth default): both go off, in every profile.
-ns2=$(netns_new)
+netns_new ns2
 ip -n "$ns2" link add enp2s0 type veth peer name peer0
 eq "8168c performance" "sg=off tso=off" "$(plan "$ns2" desktop-8168c performance | changes)"
 eq "8168c powersave" "sg=off tso=off" "$(plan "$ns2" desktop-8168c powersave | changes)"

@@ -6,7 +6,7 @@ need_root
 command -v ethtool >/dev/null || { echo "SKIP: ethtool missing"; exit 77; }
 
 fx=$(fixture lenovo-8168h)
-ns=$(netns_new)
+netns_new ns
 ip -n "$ns" link add enp1s0 type veth peer name peer0
 ip -n "$ns" link set enp1s0 up
 ip -n "$ns" link set peer0 up
