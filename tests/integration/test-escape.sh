@@ -59,8 +59,8 @@ writes=$(grep -E 'O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|creat\(|rename\(|unlink\(|mkdi
 [[ -n "$writes" ]] && ok || fail "strace saw no write at all: the check would be vacuous"
 bad=$(while IFS= read -r line; do
         # openat2(5</…/link>, "clkpm", …), openat(AT_FDCWD</cwd>, "/path", …), rename("/a", …)
-        name=$(sed -n 's/^[0-9]* [a-z0-9]*([^"]*"\([^"]*\)".*/\1/p' <<<"$line")
-        dir=$(sed -n 's/^[0-9]* [a-z0-9]*([A-Z_]*[0-9]*<\([^>]*\)>, ".*/\1/p' <<<"$line")
+        name=$(sed -n 's/^[0-9]*  *[a-z0-9]*([^"]*"\([^"]*\)".*/\1/p' <<<"$line")
+        dir=$(sed -n 's/^[0-9]*  *[a-z0-9]*([A-Z_]*[0-9]*<\([^>]*\)>, ".*/\1/p' <<<"$line")
         if [[ $name == /* || -z $dir ]]; then path=$name; else path="$dir/$name"; fi
         case $path in
                 "$fx/sys/"*) [[ $(basename "$path") =~ ^$allowed$ ]] || echo "$line" ;;
