@@ -13,7 +13,6 @@ typedef enum DriftPolicy {
         _DRIFT_POLICY_MAX,
 } DriftPolicy;
 
-const char *drift_policy_to_string(DriftPolicy p);
 
 /* Where a configured value came from. */
 typedef struct Origin {

@@ -57,8 +57,6 @@ typedef struct Knob {
 const Knob *knob_get(KnobId id);
 KnobId knob_from_name(const char *name);
 const char *knob_backend_to_string(KnobBackend b);
-/* Link-state knobs trade idle power for throughput; the profiles care. */
-bool knob_is_power(KnobId id);
 
 /* Parses a value as a user writes it; -EINVAL or -ERANGE on bad input. */
 int knob_parse_value(KnobId id, const char *s, uint64_t *ret);

@@ -24,8 +24,6 @@ int sysroot_read(const Sysroot *s, const char *dir, const char *attr, char *buf,
 int sysroot_read_u64(const Sysroot *s, const char *dir, const char *attr, uint64_t *ret);
 /* Writes value (a newline is added) to an allowlisted writable attribute. */
 int sysroot_write(const Sysroot *s, const char *dir, const char *attr, const char *value);
-/* Basename of the target of the symlink dir/name (e.g. the bound driver). */
-int sysroot_link_target(const Sysroot *s, const char *dir, const char *name, char *buf, size_t size);
 /* Opens a directory under the root, O_DIRECTORY, for listing. */
 int sysroot_open_dir(const Sysroot *s, const char *dir);
 /* Opens an allowlisted attribute read-only and returns the fd (for mmap of a BAR image). */

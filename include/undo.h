@@ -21,7 +21,6 @@ typedef enum UndoKind {
         _UNDO_KIND_MAX,
 } UndoKind;
 
-const char *undo_kind_to_string(UndoKind k);
 
 typedef struct UndoEntry {
         UndoKind kind;

@@ -44,12 +44,6 @@ static inline void fclosep(FILE **f) {
         }
 
 static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
-static inline bool streq_ptr(const char *a, const char *b) {
-        if (!a || !b)
-                return a == b;
-        return streq(a, b);
-}
-static inline const char *strna(const char *s) { return s ? s : "n/a"; }
 static inline const char *yes_no(bool b) { return b ? "yes" : "no"; }
 
 /* Strict decimal parsers: no sign, no trailing garbage, no overflow. */

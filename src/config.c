@@ -6,12 +6,6 @@
 #include "config.h"
 #include "log.h"
 
-static const char *const drift_names[_DRIFT_POLICY_MAX] = {
-        [DRIFT_REASSERT] = "reassert",
-        [DRIFT_LEAVE] = "leave",
-};
-
-const char *drift_policy_to_string(DriftPolicy p) { return p < _DRIFT_POLICY_MAX ? drift_names[p] : NULL; }
 
 void config_defaults(Config *c) {
         *c = (Config) {

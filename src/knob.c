@@ -70,9 +70,6 @@ const char *knob_backend_to_string(KnobBackend b) {
         return b >= 0 && b < _KNOB_BACKEND_MAX ? backend_names[b] : NULL;
 }
 
-bool knob_is_power(KnobId id) {
-        return knob_get(id) && knob_get(id)->backend == KNOB_BACKEND_LINK;
-}
 
 int knob_parse_value(KnobId id, const char *s, uint64_t *ret) {
         const Knob *k = knob_get(id);

@@ -194,22 +194,3 @@ int sysroot_write(const Sysroot *s, const char *dir, const char *attr, const cha
         }
 }
 
-int sysroot_link_target(const Sysroot *s, const char *dir, const char *name, char *buf, size_t size) {
-        _cleanup_close_ int dfd = -1;
-        char target[4096];
-        const char *base;
-        ssize_t n;
-
-        if (!relpath_valid(dir) || strchr(name, '/'))
-                return -EINVAL;
-        dfd = open_in_root(s, dir, O_PATH | O_DIRECTORY);
-        if (dfd < 0)
-                return dfd;
-        n = readlinkat(dfd, name, target, sizeof(target) - 1);
-        if (n < 0)
-                return -errno;
-        target[n] = '\0';
-        base = strrchr(target, '/');
-        base = base ? base + 1 : target;
-        return strscpy(buf, size, base);
-}

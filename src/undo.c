@@ -20,8 +20,6 @@ static const char *const kind_names[_UNDO_KIND_MAX] = {
         [UNDO_FEATURE] = "feature",
 };
 
-const char *undo_kind_to_string(UndoKind k) { return k < _UNDO_KIND_MAX ? kind_names[k] : NULL; }
-
 static int undo_kind_from_string(const char *s) {
         for (int i = 0; i < _UNDO_KIND_MAX; i++)
                 if (streq(s, kind_names[i]))

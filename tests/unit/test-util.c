@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "log.h"
 #include "util.h"
 
 static void test_parse_u64(void **state) {
@@ -59,10 +60,19 @@ static void test_json(void **state) {
         free(buf);
 }
 
+static void test_log_levels(void **state) {
+        for (int l = LOG_EMERG; l <= LOG_DEBUG; l++)
+                assert_int_equal(log_level_from_string(log_level_to_string(l)), l);
+        assert_int_equal(log_level_from_string("error"), LOG_ERR);
+        assert_int_equal(log_level_from_string("loud"), -EINVAL);
+        assert_null(log_level_to_string(42));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_parse_u64), cmocka_unit_test(test_bool),
                 cmocka_unit_test(test_names),     cmocka_unit_test(test_json),
+                cmocka_unit_test(test_log_levels),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
