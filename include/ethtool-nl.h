@@ -21,7 +21,6 @@ typedef struct EthtoolFeature {
         char name[ETH_GSTRING_LEN];
         bool changeable; /* in hw_features */
         bool active;
-        bool wanted;
 } EthtoolFeature;
 
 typedef struct EthtoolFeatures {
@@ -40,7 +39,7 @@ int ethtool_nl_features_get(EthtoolNl *e, const char *ifname, EthtoolFeatures *r
 /*
  * Sets the named features. On success ret_refused lists the requested
  * features the kernel left different from what was asked (fixed features,
- * or TSO dropped without SG).
+ * or TSO dropped without SG), with the state they have.
  */
 int ethtool_nl_features_set(EthtoolNl *e, const char *ifname, const char *const *names, const bool *values,
                             size_t n, EthtoolFeatures *ret_refused, EthtoolError *err);

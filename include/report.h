@@ -13,6 +13,10 @@ void report_status_text(FILE *f, const NicStatus *s, size_t n);
 void report_status_json(FILE *f, const NicStatus *s, size_t n);
 /* A NIC's identity as JSON members (no braces), shared by every JSON report. */
 void report_nic_json_members(FILE *f, const Nic *n);
+/* "none", "L0s", "L1", "L0s L1" for LnkCap/LnkCtl ASPM bits. */
+const char *report_aspm_states(uint8_t bits);
+/* "key":{…} for one end of a PCIe link. */
+void report_link_json(FILE *f, const char *key, const PciLink *l);
 /* "RTL8168h/8111h (XID 541, from kernel-log)" or why there is no chip. */
 const char *report_chip_line(const Nic *n, char *buf, size_t size);
 

@@ -50,6 +50,8 @@ static inline const char *yes_no(bool b) { return b ? "yes" : "no"; }
 int parse_u64(const char *s, uint64_t *ret);
 int parse_u64_base(const char *s, int base, uint64_t *ret);
 int parse_bool(const char *s, bool *ret);
+/* A number as sysfs writes it: "0x10ec" in hex, else decimal. */
+int parse_sysfs_number(const char *s, uint64_t *ret);
 /* Removes trailing newline/whitespace in place. */
 char *strip_trailing(char *s);
 /* A bounded, validated copy: fails on over-long input. */

@@ -26,11 +26,6 @@ typedef struct NicFacts {
         size_t n_journal;
 } NicFacts;
 
-static const char *aspm_bits(uint8_t v) {
-        static const char *const names[] = { "none", "L0s", "L1", "L0s L1" };
-        return names[v & 3];
-}
-
 static void l1ss_text(uint32_t bits, char *buf, size_t size) {
         static const struct {
                 uint32_t bit;
@@ -169,8 +164,8 @@ static void markdown(FILE *out, Context *c, const char *kernel, const char *poli
                 fprintf(out, "\n### PCIe link\n\n| | NIC %s | port %s |\n|---|---|---|\n", nic->slot,
                         nic->upstream[0] ? nic->upstream : "(none)");
                 markdown_link_row(out, "PCIe capability", yes_no(nic->link.pcie), yes_no(nic->upstream_link.pcie));
-                markdown_link_row(out, "ASPM supported", aspm_bits(nic->link.aspm_support), aspm_bits(nic->upstream_link.aspm_support));
-                markdown_link_row(out, "ASPM enabled", aspm_bits(nic->link.aspm_control), aspm_bits(nic->upstream_link.aspm_control));
+                markdown_link_row(out, "ASPM supported", report_aspm_states(nic->link.aspm_support), report_aspm_states(nic->upstream_link.aspm_support));
+                markdown_link_row(out, "ASPM enabled", report_aspm_states(nic->link.aspm_control), report_aspm_states(nic->upstream_link.aspm_control));
                 markdown_link_row(out, "clock PM capable", yes_no(nic->link.clkpm_capable), yes_no(nic->upstream_link.clkpm_capable));
                 markdown_link_row(out, "clock PM enabled", yes_no(nic->link.clkpm_enabled), yes_no(nic->upstream_link.clkpm_enabled));
                 l1ss_text(nic->link.l1ss ? nic->link.l1ss_cap : 0, a, sizeof(a));
@@ -214,14 +209,6 @@ static void markdown(FILE *out, Context *c, const char *kernel, const char *poli
         }
 }
 
-static void json_link(FILE *out, const char *key, const PciLink *l) {
-        fprintf(out, "\"%s\":{\"pcie\":%s,\"aspm_support\":\"%s\",\"aspm_enabled\":\"%s\",\"clkpm_capable\":%s,"
-                     "\"clkpm_enabled\":%s,\"l1ss\":%s,\"l1ss_cap\":\"0x%08x\",\"l1ss_ctl1\":\"0x%08x\"}",
-                key, l->pcie ? "true" : "false", aspm_bits(l->aspm_support), aspm_bits(l->aspm_control),
-                l->clkpm_capable ? "true" : "false", l->clkpm_enabled ? "true" : "false", l->l1ss ? "true" : "false",
-                l->l1ss_cap, l->l1ss_ctl1);
-}
-
 static void json(FILE *out, Context *c, const char *kernel, const char *policy, NicFacts *facts, size_t n) {
         fprintf(out, "{\"version\":\"%s\",\"kernel\":", R8T_VERSION);
         json_string(out, kernel);
@@ -241,7 +228,7 @@ static void json(FILE *out, Context *c, const char *kernel, const char *policy, 
                 fputc('{', out);
                 report_nic_json_members(out, f->nic);
                 fputc(',', out);
-                json_link(out, "upstream_link", &f->nic->upstream_link);
+                report_link_json(out, "upstream_link", &f->nic->upstream_link);
                 fputs(",\"driver_info\":", out);
                 if (f->drv_error < 0)
                         fputs("null", out);

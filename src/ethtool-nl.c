@@ -68,16 +68,14 @@ static EthtoolFeature *features_get_or_add(EthtoolFeatures *f, const char *name)
         return n;
 }
 
-/* The three flags of a feature a bitset can speak for. */
-enum { FEATURE_CHANGEABLE, FEATURE_ACTIVE, FEATURE_WANTED };
+/* The flags of a feature a bitset can speak for. */
+enum { FEATURE_CHANGEABLE, FEATURE_ACTIVE };
 
 static void feature_set_flag(EthtoolFeature *f, int which, bool v) {
         if (which == FEATURE_CHANGEABLE)
                 f->changeable = v;
-        else if (which == FEATURE_ACTIVE)
-                f->active = v;
         else
-                f->wanted = v;
+                f->active = v;
 }
 
 /*
@@ -146,7 +144,6 @@ static int features_parse_nlh(struct nlmsghdr *nlh, void *userdata) {
         } sets[] = {
                 { ETHTOOL_A_FEATURES_HW, FEATURE_CHANGEABLE },
                 { ETHTOOL_A_FEATURES_ACTIVE, FEATURE_ACTIVE },
-                { ETHTOOL_A_FEATURES_WANTED, FEATURE_WANTED },
         };
         struct nlattr *tb[ETHTOOL_A_FEATURES_MAX + 1];
         EthtoolFeatures *f = userdata;
@@ -419,11 +416,6 @@ int ethtool_nl_features_set(EthtoolNl *e, const char *ifname, const char *const 
                 ethtool_features_done(&refused);
                 return r;
         }
-        /* parse_bitset recorded the resulting state as "active"; remember what was asked. */
-        for (size_t i = 0; i < refused.n; i++)
-                for (size_t j = 0; j < n; j++)
-                        if (streq(refused.features[i].name, names[j]))
-                                refused.features[i].wanted = values[j];
         if (ret_refused)
                 *ret_refused = refused;
         else

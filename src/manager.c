@@ -259,13 +259,12 @@ static bool net_device_may_be_ours(sd_device *d) {
             !streq(subsystem, "pci"))
                 return false;
         if (sd_device_get_sysattr_value(parent, "vendor", &v) < 0 || sd_device_get_sysattr_value(parent, "device", &dv) < 0 ||
-            parse_u64_base(v + (strncmp(v, "0x", 2) == 0 ? 2 : 0), 16, &vendor) < 0 ||
-            parse_u64_base(dv + (strncmp(dv, "0x", 2) == 0 ? 2 : 0), 16, &device) < 0)
+            parse_sysfs_number(v, &vendor) < 0 || parse_sysfs_number(dv, &device) < 0)
                 return true; /* cannot tell: look */
         if (sd_device_get_sysattr_value(parent, "subsystem_vendor", &sv) >= 0)
-                (void) parse_u64_base(sv + (strncmp(sv, "0x", 2) == 0 ? 2 : 0), 16, &subsys_vendor);
+                (void) parse_sysfs_number(sv, &subsys_vendor);
         if (sd_device_get_sysattr_value(parent, "subsystem_device", &sd) >= 0)
-                (void) parse_u64_base(sd + (strncmp(sd, "0x", 2) == 0 ? 2 : 0), 16, &subsys_device);
+                (void) parse_sysfs_number(sd, &subsys_device);
         return chip_pci_id_known((uint16_t) vendor, (uint16_t) device, (uint16_t) subsys_vendor, (uint16_t) subsys_device);
 }
 

@@ -134,12 +134,16 @@ static void read_perm_mac(const Sysroot *root, Nic *n) {
         memcpy(n->perm_mac, addr, 18);
 }
 
+static void format_slot(const struct pci_dev *d, char buf[static PCI_SLOT_LEN]) {
+        snprintf(buf, PCI_SLOT_LEN, "%04x:%02x:%02x.%x", (unsigned) d->domain & 0xffffu, d->bus, d->dev & 0x1fu,
+                 d->func & 0x7u);
+}
+
 static int nic_from_pci(const Sysroot *root, struct pci_dev *d, Nic *n) {
         char *driver;
 
         *n = (Nic) { .xid = CHIP_XID_INVALID };
-        snprintf(n->slot, sizeof(n->slot), "%04x:%02x:%02x.%x", (unsigned) d->domain & 0xffffu, d->bus,
-                 d->dev & 0x1fu, d->func & 0x7u);
+        format_slot(d, n->slot);
         n->vendor = d->vendor_id;
         n->device = d->device_id;
         pci_fill_info(d, PCI_FILL_SUBSYS | PCI_FILL_CLASS_EXT | PCI_FILL_CAPS | PCI_FILL_EXT_CAPS | PCI_FILL_DRIVER);
@@ -208,8 +212,7 @@ int nic_discover(const Sysroot *root, NicList *ret) {
         /* The other end of each link: the port above the NIC. */
         for (struct pci_dev *d = pacc->devices; d; d = d->next) {
                 char slot[PCI_SLOT_LEN];
-                snprintf(slot, sizeof(slot), "%04x:%02x:%02x.%x", (unsigned) d->domain & 0xffffu, d->bus,
-                         d->dev & 0x1fu, d->func & 0x7u);
+                format_slot(d, slot);
                 for (size_t i = 0; i < list->n; i++)
                         if (streq(list->nics[i].upstream, slot)) {
                                 pci_fill_info(d, PCI_FILL_CAPS | PCI_FILL_EXT_CAPS);

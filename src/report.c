@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "report.h"
 
-static const char *aspm_states(uint8_t bits) {
+const char *report_aspm_states(uint8_t bits) {
         static const char *const names[] = { "none", "L0s", "L1", "L0s L1" };
         return names[bits & 3];
 }
@@ -50,8 +50,8 @@ void report_status_text(FILE *f, const NicStatus *s, size_t n) {
                         fprintf(f, ", MAC %s", nic->perm_mac);
                 fputc('\n', f);
                 if (l->pcie)
-                        fprintf(f, "  link: ASPM %s supported, %s enabled; CLKPM %s%s%s\n", aspm_states(l->aspm_support),
-                                aspm_states(l->aspm_control),
+                        fprintf(f, "  link: ASPM %s supported, %s enabled; CLKPM %s%s%s\n", report_aspm_states(l->aspm_support),
+                                report_aspm_states(l->aspm_control),
                                 l->clkpm_capable ? "capable" : "not capable",
                                 l->clkpm_enabled ? ", enabled" : "",
                                 l->l1ss ? "; L1 substates capable" : "");
@@ -98,11 +98,15 @@ void report_nic_json_members(FILE *f, const Nic *n) {
         json_kv_str(f, "xid", n->xid != CHIP_XID_INVALID ? buf : NULL, true);
         json_kv_str(f, "xid_source", n->xid_source != XID_SOURCE_NONE ? xid_source_to_string(n->xid_source) : NULL, true);
         json_kv_str(f, "xid_notes", n->xid_notes[0] ? n->xid_notes : NULL, true);
-        fprintf(f, "\"link\":{\"pcie\":%s,\"aspm_support\":\"%s\",\"aspm_enabled\":\"%s\",\"clkpm_capable\":%s,"
+        report_link_json(f, "link", &n->link);
+}
+
+void report_link_json(FILE *f, const char *key, const PciLink *l) {
+        fprintf(f, "\"%s\":{\"pcie\":%s,\"aspm_support\":\"%s\",\"aspm_enabled\":\"%s\",\"clkpm_capable\":%s,"
                    "\"clkpm_enabled\":%s,\"l1ss\":%s,\"l1ss_cap\":\"0x%08x\",\"l1ss_ctl1\":\"0x%08x\"}",
-                n->link.pcie ? "true" : "false", aspm_states(n->link.aspm_support), aspm_states(n->link.aspm_control),
-                n->link.clkpm_capable ? "true" : "false", n->link.clkpm_enabled ? "true" : "false",
-                n->link.l1ss ? "true" : "false", n->link.l1ss_cap, n->link.l1ss_ctl1);
+                key, l->pcie ? "true" : "false", report_aspm_states(l->aspm_support), report_aspm_states(l->aspm_control),
+                l->clkpm_capable ? "true" : "false", l->clkpm_enabled ? "true" : "false", l->l1ss ? "true" : "false",
+                l->l1ss_cap, l->l1ss_ctl1);
 }
 
 void report_status_json(FILE *f, const NicStatus *s, size_t n) {

@@ -165,9 +165,7 @@ int sysroot_read_u64(const Sysroot *s, const char *dir, const char *attr, uint64
         r = sysroot_read(s, dir, attr, buf, sizeof(buf));
         if (r < 0)
                 return r;
-        if (strncmp(buf, "0x", 2) == 0)
-                return parse_u64_base(buf + 2, 16, ret);
-        return parse_u64(buf, ret);
+        return parse_sysfs_number(buf, ret);
 }
 
 int sysroot_write(const Sysroot *s, const char *dir, const char *attr, const char *value) {

@@ -27,6 +27,12 @@ int parse_u64(const char *s, uint64_t *ret) {
         return parse_u64_base(s, 10, ret);
 }
 
+int parse_sysfs_number(const char *s, uint64_t *ret) {
+        if (s && strncmp(s, "0x", 2) == 0)
+                return parse_u64_base(s + 2, 16, ret);
+        return parse_u64(s, ret);
+}
+
 static const struct {
         const char *name;
         bool value;
