@@ -3,6 +3,7 @@
 
 #include <linux/ethtool.h>
 
+#include "netlink-util.h"
 #include "util.h"
 
 /*
@@ -62,14 +63,9 @@ int ethtool_nl_parse_coalesce(const void *nlmsg, size_t len, EthtoolCoalesce *re
  * anyone changes a feature or coalescing value. Notifications carry compact
  * (nameless) bitsets, so callers re-read by name rather than decode them.
  */
-typedef struct EthtoolMonitor EthtoolMonitor;
 typedef void (*ethtool_monitor_handler)(uint8_t cmd, const char *ifname, void *userdata);
 
-int ethtool_monitor_new(EthtoolMonitor **ret);
-EthtoolMonitor *ethtool_monitor_free(EthtoolMonitor *m);
-DEFINE_TRIVIAL_CLEANUP_FUNC(EthtoolMonitor *, ethtool_monitor_free);
-int ethtool_monitor_fd(EthtoolMonitor *m);
-/* Reads what is queued without blocking; -ENOBUFS when the kernel dropped notifications. */
-int ethtool_monitor_receive(EthtoolMonitor *m, ethtool_monitor_handler h, void *userdata);
+/* Read it with netlink_monitor_receive() when its fd is readable; h is called per notification. */
+int ethtool_monitor_new(ethtool_monitor_handler h, void *userdata, NetlinkMonitor **ret);
 /* Pure: the command and device name of a notification (fuzzed). */
 int ethtool_nl_parse_notification(const void *nlmsg, size_t len, uint8_t *ret_cmd, char *ifname, size_t size);

@@ -21,3 +21,20 @@ int netlink_subscribe(struct nl_sock *s, int group, nl_recvmsg_msg_cb_t cb, void
  * and fit in size; libnl's NLA_NUL_STRING policy checks neither.
  */
 int netlink_attr_string(const struct nlattr *a, char *buf, size_t size);
+
+/*
+ * A socket subscribed to a multicast group, read when its fd is readable. Each
+ * protocol (ethtool-nl.c, rtnl.c) embeds it as the first member of its own
+ * monitor, which carries the typed handler its parser calls.
+ */
+typedef struct NetlinkMonitor {
+        struct nl_sock *sock;
+} NetlinkMonitor;
+
+/* Allocates size bytes (a protocol's monitor, NetlinkMonitor first) and a socket. */
+int netlink_monitor_alloc(size_t size, NetlinkMonitor **ret);
+NetlinkMonitor *netlink_monitor_free(NetlinkMonitor *m);
+DEFINE_TRIVIAL_CLEANUP_FUNC(NetlinkMonitor *, netlink_monitor_free);
+int netlink_monitor_fd(NetlinkMonitor *m);
+/* Dispatches what is queued; -ENOBUFS when the kernel dropped messages. */
+int netlink_monitor_receive(NetlinkMonitor *m);

@@ -454,11 +454,11 @@ int ethtool_nl_coalesce_set(EthtoolNl *e, const char *ifname, uint16_t attr, uin
         return transact(e, m, NULL, NULL, err);
 }
 
-struct EthtoolMonitor {
-        struct nl_sock *sock;
+typedef struct EthtoolMonitor {
+        NetlinkMonitor nl; /* first: freed as a NetlinkMonitor */
         ethtool_monitor_handler handler;
         void *userdata;
-};
+} EthtoolMonitor;
 
 static int ntf_parse_nlh(struct nlmsghdr *nlh, uint8_t *ret_cmd, char *ifname, size_t size) {
         static struct nla_policy hdr_policy[ETHTOOL_A_HEADER_MAX + 1] = {
@@ -494,46 +494,31 @@ static int on_notification(struct nl_msg *msg, void *arg) {
         char ifname[IFNAMSIZ];
         uint8_t cmd;
 
-        if (ntf_parse_nlh(nlmsg_hdr(msg), &cmd, ifname, sizeof(ifname)) >= 0 && m->handler)
+        if (ntf_parse_nlh(nlmsg_hdr(msg), &cmd, ifname, sizeof(ifname)) >= 0)
                 m->handler(cmd, ifname, m->userdata);
         return NL_OK;
 }
 
-int ethtool_monitor_new(EthtoolMonitor **ret) {
-        _cleanup_(ethtool_monitor_freep) EthtoolMonitor *m = NULL;
+int ethtool_monitor_new(ethtool_monitor_handler h, void *userdata, NetlinkMonitor **ret) {
+        _cleanup_(netlink_monitor_freep) NetlinkMonitor *nm = NULL;
+        EthtoolMonitor *m;
         int grp, r;
 
-        m = calloc(1, sizeof(*m));
-        if (!m)
-                return -ENOMEM;
-        m->sock = nl_socket_alloc();
-        if (!m->sock)
-                return -ENOMEM;
-        r = genl_connect(m->sock);
-        if (r < 0)
-                return nle_to_errno(r);
-        grp = genl_ctrl_resolve_grp(m->sock, ETHTOOL_GENL_NAME, ETHTOOL_MCGRP_MONITOR_NAME);
-        if (grp < 0)
-                return -EOPNOTSUPP;
-        r = netlink_subscribe(m->sock, grp, on_notification, m);
+        r = netlink_monitor_alloc(sizeof(EthtoolMonitor), &nm);
         if (r < 0)
                 return r;
-        *ret = TAKE_PTR(m);
-        return 0;
-}
-
-EthtoolMonitor *ethtool_monitor_free(EthtoolMonitor *m) {
-        if (!m)
-                return NULL;
-        nl_socket_free(m->sock);
-        free(m);
-        return NULL;
-}
-
-int ethtool_monitor_fd(EthtoolMonitor *m) { return nl_socket_get_fd(m->sock); }
-
-int ethtool_monitor_receive(EthtoolMonitor *m, ethtool_monitor_handler h, void *userdata) {
+        m = (EthtoolMonitor *) nm;
         m->handler = h;
         m->userdata = userdata;
-        return netlink_drain(m->sock);
+        r = genl_connect(nm->sock);
+        if (r < 0)
+                return nle_to_errno(r);
+        grp = genl_ctrl_resolve_grp(nm->sock, ETHTOOL_GENL_NAME, ETHTOOL_MCGRP_MONITOR_NAME);
+        if (grp < 0)
+                return -EOPNOTSUPP;
+        r = netlink_subscribe(nm->sock, grp, on_notification, m);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(nm);
+        return 0;
 }

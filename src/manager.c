@@ -38,8 +38,8 @@ typedef struct Manager {
         size_t n_nics;
 
         sd_device_monitor *monitor;
-        RtnlMonitor *rtnl;
-        EthtoolMonitor *ethmon;
+        NetlinkMonitor *rtnl;
+        NetlinkMonitor *ethmon;
         sd_bus *bus;
         sd_bus_slot *sleep_slot;
         sd_event_source *work;  /* the deferred, coalescing worker */
@@ -331,7 +331,7 @@ static void on_link(const char *ifname, int ifindex, unsigned flags, bool remove
 
 static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Manager *m = userdata;
-        if (rtnl_monitor_receive(m->rtnl, on_link, m) == -ENOBUFS) {
+        if (netlink_monitor_receive(m->rtnl) == -ENOBUFS) {
                 log_warning("Link notifications were lost; re-applying everything.");
                 m->everything = true;
                 manager_schedule(m);
@@ -354,7 +354,7 @@ static void on_ethtool_ntf(uint8_t cmd, const char *ifname, void *userdata) {
 
 static int on_ethtool_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Manager *m = userdata;
-        if (ethtool_monitor_receive(m->ethmon, on_ethtool_ntf, m) == -ENOBUFS) {
+        if (netlink_monitor_receive(m->ethmon) == -ENOBUFS) {
                 for (size_t i = 0; i < m->n_nics; i++)
                         m->nics[i].drift_check = true;
                 manager_schedule(m);
@@ -427,8 +427,8 @@ static void manager_free(Manager *m) {
         sd_device_monitor_unref(m->monitor);
         sd_bus_slot_unref(m->sleep_slot);
         sd_bus_flush_close_unref(m->bus);
-        rtnl_monitor_free(m->rtnl);
-        ethtool_monitor_free(m->ethmon);
+        netlink_monitor_free(m->rtnl);
+        netlink_monitor_free(m->ethmon);
         context_done(&m->c);
         free(m->nics);
         sd_event_unref(m->event);
@@ -453,15 +453,15 @@ static int manager_watch(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Cannot watch udev events: %m");
 
-        r = rtnl_monitor_new(&m->rtnl);
+        r = rtnl_monitor_new(on_link, m, &m->rtnl);
         if (r >= 0)
-                r = sd_event_add_io(m->event, NULL, rtnl_monitor_fd(m->rtnl), EPOLLIN, on_rtnl_io, m);
+                r = sd_event_add_io(m->event, NULL, netlink_monitor_fd(m->rtnl), EPOLLIN, on_rtnl_io, m);
         if (r < 0)
                 return log_error_errno(r, "Cannot watch link changes: %m");
 
-        r = ethtool_monitor_new(&m->ethmon);
+        r = ethtool_monitor_new(on_ethtool_ntf, m, &m->ethmon);
         if (r >= 0)
-                r = sd_event_add_io(m->event, NULL, ethtool_monitor_fd(m->ethmon), EPOLLIN, on_ethtool_io, m);
+                r = sd_event_add_io(m->event, NULL, netlink_monitor_fd(m->ethmon), EPOLLIN, on_ethtool_io, m);
         if (r < 0)
                 log_warning_errno(r, "Cannot watch ethtool notifications, changes by other tools go unnoticed: %m");
 

@@ -57,3 +57,32 @@ int netlink_attr_string(const struct nlattr *a, char *buf, size_t size) {
         memcpy(buf, data, (size_t) (nul - data) + 1);
         return 0;
 }
+
+int netlink_monitor_alloc(size_t size, NetlinkMonitor **ret) {
+        NetlinkMonitor *m;
+
+        if (size < sizeof(NetlinkMonitor))
+                return -EINVAL;
+        m = calloc(1, size);
+        if (!m)
+                return -ENOMEM;
+        m->sock = nl_socket_alloc();
+        if (!m->sock) {
+                free(m);
+                return -ENOMEM;
+        }
+        *ret = m;
+        return 0;
+}
+
+NetlinkMonitor *netlink_monitor_free(NetlinkMonitor *m) {
+        if (!m)
+                return NULL;
+        nl_socket_free(m->sock);
+        free(m);
+        return NULL;
+}
+
+int netlink_monitor_fd(NetlinkMonitor *m) { return nl_socket_get_fd(m->sock); }
+
+int netlink_monitor_receive(NetlinkMonitor *m) { return netlink_drain(m->sock); }

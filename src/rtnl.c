@@ -8,11 +8,11 @@
 #include "netlink-util.h"
 #include "rtnl.h"
 
-struct RtnlMonitor {
-        struct nl_sock *sock;
+typedef struct RtnlMonitor {
+        NetlinkMonitor nl; /* first: freed as a NetlinkMonitor */
         rtnl_link_handler handler;
         void *userdata;
-};
+} RtnlMonitor;
 
 static int on_link(struct nl_msg *msg, void *arg) {
         RtnlMonitor *m = arg;
@@ -28,43 +28,27 @@ static int on_link(struct nl_msg *msg, void *arg) {
         ifi = nlmsg_data(nlh);
         if (netlink_attr_string(tb[IFLA_IFNAME], ifname, sizeof(ifname)) < 0)
                 return NL_OK;
-        if (m->handler)
-                m->handler(ifname, ifi->ifi_index, ifi->ifi_flags, nlh->nlmsg_type == RTM_DELLINK, m->userdata);
+        m->handler(ifname, ifi->ifi_index, ifi->ifi_flags, nlh->nlmsg_type == RTM_DELLINK, m->userdata);
         return NL_OK;
 }
 
-int rtnl_monitor_new(RtnlMonitor **ret) {
-        _cleanup_(rtnl_monitor_freep) RtnlMonitor *m = NULL;
+int rtnl_monitor_new(rtnl_link_handler h, void *userdata, NetlinkMonitor **ret) {
+        _cleanup_(netlink_monitor_freep) NetlinkMonitor *nm = NULL;
+        RtnlMonitor *m;
         int r;
 
-        m = calloc(1, sizeof(*m));
-        if (!m)
-                return -ENOMEM;
-        m->sock = nl_socket_alloc();
-        if (!m->sock)
-                return -ENOMEM;
-        r = nl_connect(m->sock, NETLINK_ROUTE);
-        if (r < 0)
-                return nle_to_errno(r);
-        r = netlink_subscribe(m->sock, RTNLGRP_LINK, on_link, m);
+        r = netlink_monitor_alloc(sizeof(RtnlMonitor), &nm);
         if (r < 0)
                 return r;
-        *ret = TAKE_PTR(m);
-        return 0;
-}
-
-RtnlMonitor *rtnl_monitor_free(RtnlMonitor *m) {
-        if (!m)
-                return NULL;
-        nl_socket_free(m->sock);
-        free(m);
-        return NULL;
-}
-
-int rtnl_monitor_fd(RtnlMonitor *m) { return nl_socket_get_fd(m->sock); }
-
-int rtnl_monitor_receive(RtnlMonitor *m, rtnl_link_handler h, void *userdata) {
+        m = (RtnlMonitor *) nm;
         m->handler = h;
         m->userdata = userdata;
-        return netlink_drain(m->sock);
+        r = nl_connect(nm->sock, NETLINK_ROUTE);
+        if (r < 0)
+                return nle_to_errno(r);
+        r = netlink_subscribe(nm->sock, RTNLGRP_LINK, on_link, m);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(nm);
+        return 0;
 }
