@@ -33,43 +33,39 @@ writes=$(ip netns exec "$ns" "$R8T" --sysfs "$TMP/count/sys" --kernel-log "$base
         --config "$TMP/many.conf" --profile performance --json plan | jq '[.nics[0].items[] | select(.action == "change") | .knob] | map(if . == "tso" or . == "sg" then "features" else . end) | unique | length')
 eq "injection points" 6 "$writes"
 
-for n in $(seq 1 "$writes"); do
-        fx="$TMP/run$n"
-        cp -a "$base" "$fx"
-        before=$(snapshot "$fx")
+# kill -9 right after write n of `apply`, and of the daemon's start-up apply, then restore.
+run_mode() { # run_mode MODE FIXTURE STATE N -> exit code of the run killed after write N
+        local extra=()
+        [[ $1 == daemon ]] && extra=(--log-target stderr)
         set +e
-        ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --config "$TMP/many.conf" \
-                --profile performance --state-dir "$TMP/state$n" --fault-after-writes "$n:KILL" apply >/dev/null 2>&1
-        rc=$?
+        ip netns exec "$ns" "$R8T" --sysfs "$2/sys" --kernel-log "$2/kernel.log" --quirks "$Q" --config "$TMP/many.conf" \
+                --profile performance --state-dir "$3" "${extra[@]}" --fault-after-writes "$4:KILL" "$1" >/dev/null 2>&1
+        local rc=$?
         set -e
-        eq "write $n: killed" 137 "$rc"
-        [[ "$(snapshot "$fx")" != "$before" ]] && ok || fail "write $n: something had changed before the kill"
-        set +e
-        out=$(ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --state-dir "$TMP/state$n" restore 2>&1); rc=$?
-        set -e
-        eq "write $n: restore exit" 0 "$rc"
-        eq "write $n: every original back" "$before" "$(snapshot "$fx")"
-        [[ ! -e "$TMP/state$n/0000:01:00.0" ]] && ok || fail "write $n: journal cleared"
+        return $rc
+}
+for mode in apply daemon; do
+        for n in $(seq 1 "$writes"); do
+                fx="$TMP/$mode-run$n"
+                cp -a "$base" "$fx"
+                before=$(snapshot "$fx")
+                run_mode "$mode" "$fx" "$TMP/$mode-state$n" "$n" && rc=0 || rc=$?
+                eq "$mode write $n: killed" 137 "$rc"
+                [[ "$(snapshot "$fx")" != "$before" ]] && ok || fail "$mode write $n: nothing had changed before the kill"
+                set +e
+                ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --state-dir "$TMP/$mode-state$n" restore >/dev/null 2>&1; rc=$?
+                set -e
+                eq "$mode write $n: restore exit" 0 "$rc"
+                eq "$mode write $n: every original back" "$before" "$(snapshot "$fx")"
+                [[ ! -e "$TMP/$mode-state$n/0000:01:00.0" ]] && ok || fail "$mode write $n: journal cleared"
+        done
 done
-
-# The same for the daemon: killed after each single write of its start-up apply, then restore.
-for n in $(seq 1 "$writes"); do
-        fx="$TMP/drun$n"
-        cp -a "$base" "$fx"
-        before=$(snapshot "$fx")
-        set +e
-        ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --config "$TMP/many.conf" \
-                --profile performance --state-dir "$TMP/dstate$n" --log-target stderr --fault-after-writes "$n:KILL" \
-                daemon >/dev/null 2>&1
-        rc=$?
-        set -e
-        eq "daemon write $n: killed" 137 "$rc"
-        set +e
-        ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --state-dir "$TMP/dstate$n" restore >/dev/null 2>&1; rc=$?
-        set -e
-        eq "daemon write $n: restore exit" 0 "$rc"
-        eq "daemon write $n: every original back" "$before" "$(snapshot "$fx")"
-done
+# There is no write $((writes + 1)): apply finishes instead of being killed, so the matrix
+# above covered every write there is.
+fx="$TMP/beyond"; cp -a "$base" "$fx"
+run_mode apply "$fx" "$TMP/beyond-state" $((writes + 1)) && rc=0 || rc=$?
+eq "no write beyond the last: apply completes" 0 "$rc"
+ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --state-dir "$TMP/beyond-state" restore >/dev/null 2>&1 || true
 
 # A journal with a line nobody can parse: apply refuses to touch the NIC (never loses an
 # original), restore puts back what it can read and keeps the rest.
