@@ -10,5 +10,4 @@ int cmd_check_config(const Options *o);
 int cmd_quirks(const Options *o);
 int cmd_apply(const Options *o);
 int cmd_restore(const Options *o);
-int cmd_daemon(const Options *o);
 int cmd_diagnose(const Options *o);

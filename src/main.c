@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "log.h"
+#include "manager.h"
 
 static void help(void) {
         printf("Usage: r8169-tuned [OPTIONS] COMMAND [ARGS]\n\n"
@@ -41,7 +42,7 @@ static const struct {
         { "quirks", cmd_quirks },
         { "apply", cmd_apply },
         { "restore", cmd_restore },
-        { "daemon", cmd_daemon },
+        { "daemon", manager_run },
         { "diagnose", cmd_diagnose },
 };
 
