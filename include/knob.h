@@ -56,6 +56,8 @@ typedef struct Knob {
 
 const Knob *knob_get(KnobId id);
 KnobId knob_from_name(const char *name);
+/* The feature knob whose pattern covers a kernel feature name ("tx-tcp6-segmentation" -> tso). */
+KnobId knob_from_feature(const char *feature);
 const char *knob_backend_to_string(KnobBackend b);
 
 /* Parses a value as a user writes it; -EINVAL or -ERANGE on bad input. */

@@ -27,14 +27,6 @@ static UndoKind undo_kind_for(KnobId k) {
         }
 }
 
-/* The feature knob whose pattern covers a kernel feature name (for messages). */
-static KnobId knob_for_feature(const char *feature) {
-        for (int k = 0; k < _KNOB_MAX; k++)
-                if (knob_get(k)->backend == KNOB_BACKEND_FEATURE && fnmatch(knob_get(k)->pattern, feature, 0) == 0)
-                        return (KnobId) k;
-        return _KNOB_INVALID;
-}
-
 /* Always fills buf, even where the table hands back a constant ("on"). */
 static const char *fmt(KnobId k, uint64_t v, char *buf) {
         const char *s = knob_format_value(k, v, buf, KNOB_VALUE_MAX);
@@ -431,10 +423,9 @@ static void restore_features(ApplyContext *ctx, const Nic *n, UndoJournal *j, co
         r = backend_features_get(ctx->backend, n, &f, &err);
         if (r < 0) {
                 for (size_t i = 0; i < j->n; i++)
-                        if (j->entries[i].kind == UNDO_FEATURE && !kept(keep, knob_for_feature(j->entries[i].name))) {
+                        if (j->entries[i].kind == UNDO_FEATURE && !kept(keep, knob_from_feature(j->entries[i].name))) {
                                 st->failed++;
-                                log_nic_knob(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, knob_for_feature(j->entries[i].name) >= 0 ?
-                                             knob_for_feature(j->entries[i].name) : KNOB_TSO, NULL, NULL, NULL, r,
+                                log_nic_knob(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, knob_from_feature(j->entries[i].name), NULL, NULL, NULL, r,
                                              "cannot read feature %s (%s); its original stays in %s", j->entries[i].name,
                                              errtext(&err, r, es, sizeof(es)), j->path);
                         }
@@ -443,7 +434,7 @@ static void restore_features(ApplyContext *ctx, const Nic *n, UndoJournal *j, co
         for (size_t i = 0; i < j->n;) {
                 UndoEntry *e = &j->entries[i];
                 const EthtoolFeature *cur = e->kind == UNDO_FEATURE ? ethtool_features_find(&f, e->name) : NULL;
-                KnobId k = knob_for_feature(e->name);
+                KnobId k = knob_from_feature(e->name);
 
                 if (e->kind != UNDO_FEATURE || kept(keep, k)) {
                         i++;
@@ -455,7 +446,7 @@ static void restore_features(ApplyContext *ctx, const Nic *n, UndoJournal *j, co
                 }
                 if (cur->active != (bool) e->set) {
                         st->left_alone++;
-                        log_nic_knob(LOG_NOTICE, R8T_MESSAGE_KNOB_LEFT_ALONE, n, k >= 0 ? k : KNOB_TSO, NULL, NULL, NULL, 0,
+                        log_nic_knob(LOG_NOTICE, R8T_MESSAGE_KNOB_LEFT_ALONE, n, k, NULL, NULL, NULL, 0,
                                      "feature %s was changed by someone else since, left alone", e->name);
                         undo_remove(j, e);
                         continue;
@@ -479,7 +470,7 @@ static void restore_features(ApplyContext *ctx, const Nic *n, UndoJournal *j, co
                                 UndoEntry *e = undo_find(j, UNDO_FEATURE, b.names[i]);
                                 char *list;
                                 size_t l;
-                                if (!e || knob_for_feature(b.names[i]) != (KnobId) k)
+                                if (!e || knob_from_feature(b.names[i]) != (KnobId) k)
                                         continue;
                                 fmt(k, e->set, from);
                                 fmt(k, e->original, to);

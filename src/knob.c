@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <linux/ethtool_netlink.h>
 
@@ -63,6 +64,13 @@ KnobId knob_from_name(const char *name) {
         for (int i = 0; i < _KNOB_MAX; i++)
                 if (streq(knobs[i].name, name))
                         return (KnobId) i;
+        return _KNOB_INVALID;
+}
+
+KnobId knob_from_feature(const char *feature) {
+        for (int k = 0; k < _KNOB_MAX; k++)
+                if (knobs[k].backend == KNOB_BACKEND_FEATURE && fnmatch(knobs[k].pattern, feature, 0) == 0)
+                        return (KnobId) k;
         return _KNOB_INVALID;
 }
 

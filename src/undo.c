@@ -60,7 +60,8 @@ static int parse_entry(const char *line, UndoEntry *ret) {
                 return -EBADMSG;
         if (parse_u64(orig, &e.original) < 0 || parse_u64(set, &e.set) < 0)
                 return -EBADMSG;
-        if (k != UNDO_FEATURE && knob_from_name(name) < 0)
+        /* Every entry belongs to a knob: a feature no knob covers was never ours. */
+        if (k == UNDO_FEATURE ? knob_from_feature(name) < 0 : knob_from_name(name) < 0)
                 return -EBADMSG;
         if (k == UNDO_FEATURE && (e.original > 1 || e.set > 1))
                 return -EBADMSG;

@@ -97,6 +97,13 @@ static void test_feature_patterns(void **state) {
         assert_int_equal(r.value, 0);
         backend_feature_reading(&fs, KNOB_RX, &r);
         assert_int_equal(r.status, KNOB_STATUS_ABSENT);
+
+        /* And back: which knob a kernel feature belongs to (undo journal entries). */
+        assert_int_equal(knob_from_feature("tx-tcp-accecn-segmentation"), KNOB_TSO);
+        assert_int_equal(knob_from_feature("tx-scatter-gather-fraglist"), KNOB_SG);
+        assert_int_equal(knob_from_feature("rx-gro"), KNOB_GRO);
+        assert_int_equal(knob_from_feature("rx-gro-hw"), _KNOB_INVALID);
+        assert_int_equal(knob_from_feature("tx-udp-segmentation"), _KNOB_INVALID);
 }
 
 static void test_sysroot_allowlist(void **state) {

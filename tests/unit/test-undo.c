@@ -47,6 +47,7 @@ static void test_bad_lines_kept(void **state) {
         static const char text[] = "# r8169-tuned undo journal 1\nslot 0000:01:00.0\n"
                                    "link clkpm 1 0\n"
                                    "link nosuchknob 1 0\n"
+                                   "feature rx-vlan-filter 1 0\n"
                                    "feature tx-sg 2 0\n"
                                    "link clkpm 0 1\n"
                                    "netdev gro_flush_timeout 99999999999999999999 0\n"
@@ -57,9 +58,10 @@ static void test_bad_lines_kept(void **state) {
         assert_int_equal(undo_parse(text, sizeof(text) - 1, "J", &j, &d), 0);
         assert_int_equal(j.n, 1);
         assert_int_equal(j.entries[0].original, 1);
-        assert_int_equal(j.n_raw, 5);
-        assert_int_equal(d.n, 5);
-        assert_string_equal(j.raw[2], "link clkpm 0 1"); /* the duplicate is kept, not chosen */
+        assert_int_equal(j.n_raw, 6);
+        assert_int_equal(d.n, 6);
+        assert_string_equal(j.raw[1], "feature rx-vlan-filter 1 0"); /* no knob covers it: never ours */
+        assert_string_equal(j.raw[3], "link clkpm 0 1"); /* the duplicate is kept, not chosen */
         assert_non_null(strstr(d.msgs[0], "J:4: "));
         undo_done(&j);
         diag_done(&d);
