@@ -5,15 +5,25 @@
 #include "plan.h"
 #include "undo.h"
 
+/* What the daemon remembers about one knob of one NIC between applies. */
+typedef struct KnobState {
+        bool unsupported_said; /* "not supported" is a state, said once */
+        bool held;             /* the planned value held after the last apply */
+        bool desired_set;      /* the last plan asked for desired */
+        uint64_t desired;
+        bool drift_logged;     /* drift said once at notice level */
+        bool yielded;          /* drift = leave: another tool owns it now */
+} KnobState;
+
 typedef struct ApplyContext {
         Backend *backend;
         const char *state_dir;
         unsigned writes;       /* writes issued so far */
         unsigned fault_after;  /* test seam: raise fault_signal right after this many writes; 0: never */
         int fault_signal;
-        bool *unsupported_said; /* per knob, _KNOB_MAX: say "not supported" once per NIC (daemon) */
-        bool *held;             /* per knob, _KNOB_MAX, out: holds the planned value after apply */
-        bool daemon;            /* an interface not there yet is normal, not an error */
+        KnobState *knobs;      /* per knob, _KNOB_MAX (daemon); NULL: a one-shot command */
+        bool daemon;           /* an interface not there yet is normal, not an error */
+        bool give_back;        /* apply: first restore what the plan no longer asks for */
 } ApplyContext;
 
 typedef struct ApplyStats {
@@ -26,7 +36,12 @@ typedef struct ApplyStats {
         unsigned waiting;     /* daemon: the interface is not there yet (hotplug will bring it) */
 } ApplyStats;
 
-/* Makes the plan real: original recorded before each write, every write read back. */
+/*
+ * Makes the plan real: original recorded before each write, every write read
+ * back. With give_back, journal entries of knobs the plan no longer asks for
+ * (the profile switched to powersave, an override was removed) are restored
+ * first, in the same pass over the journal.
+ */
 int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *plan, ApplyStats *st);
 /*
  * Writes originals back where the value is still the one r8169-tuned set,
@@ -34,8 +49,3 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *plan, ApplyStats *
  * entries. n is NULL when the NIC of that slot is gone: its journal is kept.
  */
 int restore_nic(ApplyContext *ctx, const Nic *n, const char *slot, ApplyStats *st);
-/*
- * Restores the journal entries of knobs a new plan no longer asks for (the
- * profile switched to powersave, an override was removed), keeping the rest.
- */
-int restore_unplanned(ApplyContext *ctx, const Nic *n, const NicPlan *plan, ApplyStats *st);

@@ -4,6 +4,7 @@
 #include "confparse.h"
 #include "knob.h"
 #include "machine.h"
+#include "match.h"
 #include "nic.h"
 #include "quirks.h"
 
@@ -23,12 +24,7 @@ typedef struct Origin {
 typedef struct ConfigDevice {
         char *name;
         Origin origin;
-        char *match_interface; /* glob */
-        char *match_slot;
-        char *match_mac;
-        char *match_chip;      /* glob over the chip name */
-        bool has_match_xid;
-        XidMatch match_xid;
+        NicMatch match;
         bool ignore;
         Origin ignore_origin;
         bool set[_KNOB_MAX];
@@ -58,4 +54,6 @@ int config_load(Config *c, const char *path, bool required, Diagnostics *d);
 void config_done(Config *c);
 void config_defaults(Config *c);
 
-bool config_device_matches(const ConfigDevice *dev, const Nic *n);
+bool config_device_matches(const ConfigDevice *dev, const Nic *n, const Machine *m);
+/* The keys of a section ("global" or "device"), for messages and the man page test. */
+void config_keys_print(FILE *f, const char *section);

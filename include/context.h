@@ -41,8 +41,18 @@ typedef struct Context {
 
 int context_open(Context *c, const Options *o);
 void context_done(Context *c);
-/* Loads config and quirks; on any complaint prints them all and returns -EINVAL. */
+/*
+ * The one way policy is loaded, by the commands and the daemon alike: config
+ * and quirks into the given structs; every complaint is logged (file:line,
+ * with MESSAGE_ID) and -EINVAL returned, leaving nothing loaded.
+ */
+int context_read_policy(const Options *o, Config *config, QuirkDb *quirks);
+/* context_read_policy() into c (replacing what it had), then the profile. */
 int context_load_policy(Context *c);
+/* The profile asked for: --profile, else the configuration's. */
+Profile context_configured_profile(const Context *c);
+/* Reads the machine (power source, DMI) and resolves the profile; whether it changed. */
+bool context_update_profile(Context *c);
 /* Reads config and quirks into d without a machine: for check-config. */
 void context_check_policy(const Options *o, Config *config, QuirkDb *quirks, Diagnostics *d);
 /*

@@ -45,18 +45,25 @@ int ethtool_nl_features_get(EthtoolNl *e, const char *ifname, EthtoolFeatures *r
 int ethtool_nl_features_set(EthtoolNl *e, const char *ifname, const char *const *names, const bool *values,
                             size_t n, EthtoolFeatures *ret_refused, EthtoolError *err);
 
-#define ETHTOOL_COALESCE_ATTR_MAX 64
-typedef struct EthtoolCoalesce {
-        uint32_t value[ETHTOOL_COALESCE_ATTR_MAX];
-        bool present[ETHTOOL_COALESCE_ATTR_MAX];
-} EthtoolCoalesce;
+/*
+ * Attribute groups (COALESCE, EEE, ...): a GET returns a flat list of u8/u32
+ * attributes, a SET takes any subset. width[attr] says which ones to read and
+ * how wide each is (1 or 4 bytes); 0 leaves an attribute out.
+ */
+#define ETHTOOL_ATTRS_MAX 64
+typedef struct EthtoolAttrs {
+        uint32_t value[ETHTOOL_ATTRS_MAX];
+        bool present[ETHTOOL_ATTRS_MAX];
+} EthtoolAttrs;
 
-int ethtool_nl_coalesce_get(EthtoolNl *e, const char *ifname, EthtoolCoalesce *ret, EthtoolError *err);
-int ethtool_nl_coalesce_set(EthtoolNl *e, const char *ifname, uint16_t attr, uint32_t value, EthtoolError *err);
+int ethtool_nl_attrs_get(EthtoolNl *e, uint8_t cmd, uint16_t header_attr, const char *ifname,
+                         const uint8_t width[ETHTOOL_ATTRS_MAX], EthtoolAttrs *ret, EthtoolError *err);
+int ethtool_nl_attrs_set(EthtoolNl *e, uint8_t cmd, uint16_t header_attr, const char *ifname, const uint16_t *attrs,
+                         const uint8_t *widths, const uint32_t *values, size_t n, EthtoolError *err);
 
 /* Reply parsers, exposed for unit tests and fuzzing: they take a whole generic netlink message. */
 int ethtool_nl_parse_features(const void *nlmsg, size_t len, EthtoolFeatures *ret);
-int ethtool_nl_parse_coalesce(const void *nlmsg, size_t len, EthtoolCoalesce *ret);
+int ethtool_nl_parse_attrs(const void *nlmsg, size_t len, const uint8_t width[ETHTOOL_ATTRS_MAX], EthtoolAttrs *ret);
 
 /*
  * The ethtool "monitor" multicast group: FEATURES_NTF and COALESCE_NTF when

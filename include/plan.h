@@ -61,10 +61,7 @@ typedef struct PlanInput {
 /*
  * Pure: desired values = quirks of the profile, then config overrides (a
  * config value always wins and says what it beat), compared with the current
- * readings, in a safe write order: link states are turned off deepest first
- * (L1.2 before L1.1 before L1) and on shallowest first, so no write re-enables
- * a state another write just turned off (kernel-facts §4); SG goes on before
- * TSO and off after it, since the kernel drops TSO without SG.
+ * readings, in the knob table's write order (knob.c says why it is safe).
  */
 void plan_nic(const PlanInput *in, NicPlan *ret);
 /* A planned item's provenance as one line: "quirk rtl8168h-clkpm" or "/etc/…conf:12". */

@@ -5,6 +5,7 @@
 #include <net/if.h>
 
 #include "confparse.h"
+#include "knob.h"
 #include "nic.h"
 
 /*
@@ -12,18 +13,13 @@
  * MAC), the original value of every knob r8169-tuned changed and the value it
  * set. It is written atomically before each change, so a crash at any moment
  * leaves enough to restore. The first original of a knob is kept for good.
+ * Entries are "KIND NAME ORIGINAL SET": KIND is a backend's journal word
+ * (knob_backends[].journal_kind), NAME a knob or, for ethtool features, a
+ * kernel feature its pattern covers.
  */
-typedef enum UndoKind {
-        UNDO_LINK,     /* link/<knob> */
-        UNDO_NETDEV,   /* class/net/<if>/<knob> */
-        UNDO_COALESCE, /* ethtool coalesce <knob> */
-        UNDO_FEATURE,  /* one kernel feature, by its own name */
-        _UNDO_KIND_MAX,
-} UndoKind;
-
-
 typedef struct UndoEntry {
-        UndoKind kind;
+        KnobBackendId kind;
+        KnobId knob;
         char name[ETH_GSTRING_LEN];
         uint64_t original;
         uint64_t set; /* what the kernel held after our write */
@@ -48,9 +44,11 @@ int undo_load(const char *state_dir, const char *slot, UndoJournal *ret, Diagnos
 /* All journals in a state directory (slots of NICs that may be gone). */
 int undo_list(const char *state_dir, char ***ret_slots, size_t *n);
 
-UndoEntry *undo_find(UndoJournal *j, UndoKind kind, const char *name);
+UndoEntry *undo_find(UndoJournal *j, KnobBackendId kind, const char *name);
+/* The knob a journal entry of this kind and name belongs to, or _KNOB_INVALID. */
+KnobId undo_entry_knob(KnobBackendId kind, const char *name);
 /* Adds an entry, or updates the value set while keeping the first original. */
-int undo_record(UndoJournal *j, UndoKind kind, const char *name, uint64_t original, uint64_t set);
+int undo_record(UndoJournal *j, KnobBackendId kind, const char *name, uint64_t original, uint64_t set);
 void undo_remove(UndoJournal *j, UndoEntry *e);
 /* Temporary file, fsync, rename, fsync of the directory; an empty journal is removed. */
 int undo_save(UndoJournal *j);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <linux/ethtool_netlink.h>
 
 #include "backend.h"
 #include "log.h"
@@ -22,55 +23,127 @@ void backend_done(Backend *b) {
         b->nl = ethtool_nl_free(b->nl);
 }
 
-static void reading_fail(KnobReading *r, int error, const char *message) {
-        *r = (KnobReading) { .status = knob_status_from_errno(error), .error = error };
-        if (message && *message)
-                snprintf(r->message, sizeof(r->message), "%s", message);
+int knob_batch_add(KnobBatch *batch, KnobId k, const char *name, uint64_t value) {
+        KnobBatchItem *it;
+
+        if (batch->n >= KNOB_BATCH_MAX)
+                return -E2BIG;
+        it = &batch->items[batch->n++];
+        *it = (KnobBatchItem) { .knob = k, .value = value };
+        snprintf(it->name, sizeof(it->name), "%s", name);
+        return 0;
 }
 
-static void read_link(Backend *b, const Nic *n, KnobId id, KnobReading *out) {
-        char dir[64];
-        uint64_t v;
-        int r;
-
-        snprintf(dir, sizeof(dir), "bus/pci/devices/%s/link", n->slot);
-        r = sysroot_read_u64(b->root, dir, knob_get(id)->name, &v);
-        if (r < 0) {
-                _cleanup_close_ int fd = sysroot_open_dir(b->root, dir);
-                reading_fail(out, r, fd < 0 ? "no link/ attributes: pcie_aspm=off, firmware owns ASPM, or CONFIG_PCIEASPM=n"
-                                            : r == -ENOENT ? "state not supported by this link" : NULL);
-                return;
-        }
-        if (v > 1) {
-                reading_fail(out, -EBADMSG, "not 0 or 1");
-                return;
-        }
-        *out = (KnobReading) { .status = KNOB_STATUS_OK, .value = v };
+static bool of_backend(KnobId k, const KnobBackend *be) {
+        return knob_get(k)->backend == be;
 }
 
-static void read_netdev(Backend *b, const Nic *n, KnobId id, KnobReading *out) {
-        const char *ifname = nic_ifname(n);
-        char dir[64];
-        uint64_t v;
-        int r;
-
-        if (!ifname) {
-                reading_fail(out, -ENODEV, "no network interface");
-                return;
+static int need_interface(Backend *b, const Nic *n, EthtoolError *err) {
+        if (!nic_ifname(n)) {
+                *err = (EthtoolError) { .error = -ENODEV, .message = "no network interface" };
+                return -ENODEV;
         }
-        snprintf(dir, sizeof(dir), "class/net/%s", ifname);
-        r = sysroot_read_u64(b->root, dir, knob_get(id)->name, &v);
-        if (r == -ENOENT) {
+        if (!b->nl) {
+                *err = (EthtoolError) { .error = b->nl_error, .message = "ethtool netlink unavailable" };
+                return b->nl_error;
+        }
+        return 0;
+}
+
+/* Every backend whose items are its knobs. */
+static int expand_by_knob(Backend *b, const KnobBackend *be, const Nic *n, KnobBatch *batch, EthtoolError *err) {
+        return 0; /* one item per knob, its original the value the plan read */
+}
+
+/* ---- sysfs: one attribute per knob, under the PCI function's link/ or the interface's directory ---- */
+
+static int sysfs_dir(const KnobBackend *be, const Nic *n, char *buf, size_t size) {
+        const char *arg = be->sysfs_by_ifname ? nic_ifname(n) : n->slot;
+
+        if (!arg)
+                return -ENODEV;
+        snprintf(buf, size, "%s%s%s", be->sysfs_dir, arg, be->sysfs_subdir ?: "");
+        return 0;
+}
+
+/* A missing attribute in a missing directory: for the interface's own directory, it went away. */
+static int sysfs_missing(const KnobBackend *be, Backend *b, const char *dir, int r) {
+        if (r == -ENOENT && be->sysfs_by_ifname) {
                 _cleanup_close_ int fd = sysroot_open_dir(b->root, dir);
                 if (fd < 0)
-                        r = -ENODEV;
+                        return -ENODEV;
         }
-        if (r < 0) {
-                reading_fail(out, r, NULL);
-                return;
-        }
-        *out = (KnobReading) { .status = KNOB_STATUS_OK, .value = v };
+        return r;
 }
+
+static int sysfs_read_one(Backend *b, const KnobBackend *be, const Nic *n, const char *attr, uint64_t *ret) {
+        char dir[64];
+        int r;
+
+        r = sysfs_dir(be, n, dir, sizeof(dir));
+        if (r < 0)
+                return r;
+        r = sysroot_read_u64(b->root, dir, attr, ret);
+        return r < 0 ? sysfs_missing(be, b, dir, r) : 0;
+}
+
+static void sysfs_read(Backend *b, const KnobBackend *be, const Nic *n, KnobReading out[_KNOB_MAX]) {
+        char dir[64];
+
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                uint64_t v;
+                int r;
+
+                if (!of_backend(k, be))
+                        continue;
+                r = sysfs_read_one(b, be, n, knob_get(k)->name, &v);
+                if (r < 0) {
+                        const char *why = NULL;
+                        if (r == -ENODEV)
+                                why = be->sysfs_by_ifname && !nic_ifname(n) ? "no network interface" : NULL;
+                        else if (!be->sysfs_by_ifname && sysfs_dir(be, n, dir, sizeof(dir)) >= 0) {
+                                _cleanup_close_ int fd = sysroot_open_dir(b->root, dir);
+                                why = fd < 0 ? "no link/ attributes: pcie_aspm=off, firmware owns ASPM, or CONFIG_PCIEASPM=n"
+                                             : r == -ENOENT ? "state not supported by this link" : NULL;
+                        }
+                        knob_reading_fail(&out[k], r, why);
+                } else if (knob_get(k)->type == KNOB_TYPE_BOOL && v > 1)
+                        knob_reading_fail(&out[k], -EBADMSG, "not 0 or 1");
+                else
+                        out[k] = (KnobReading) { .status = KNOB_STATUS_OK, .value = v };
+        }
+}
+
+static int sysfs_read_items(Backend *b, const KnobBackend *be, const Nic *n, KnobBatch *batch, KnobReading out[_KNOB_MAX],
+                            EthtoolError *err) {
+        for (size_t i = 0; i < batch->n; i++) {
+                KnobBatchItem *it = &batch->items[i];
+                it->error = sysfs_read_one(b, be, n, it->name, &it->now);
+                if (!out)
+                        continue;
+                if (it->error < 0)
+                        knob_reading_fail(&out[it->knob], it->error, NULL);
+                else
+                        out[it->knob] = (KnobReading) { .status = KNOB_STATUS_OK, .value = it->now };
+        }
+        return 0;
+}
+
+static int sysfs_write_items(Backend *b, const KnobBackend *be, const Nic *n, const KnobBatch *batch, EthtoolError *err) {
+        char dir[64], text[KNOB_VALUE_MAX];
+        int r;
+
+        *err = (EthtoolError) {};
+        r = sysfs_dir(be, n, dir, sizeof(dir));
+        for (size_t i = 0; r >= 0 && i < batch->n; i++) {
+                snprintf(text, sizeof(text), "%" PRIu64, batch->items[i].value);
+                r = sysfs_missing(be, b, dir, sysroot_write(b->root, dir, batch->items[i].name, text));
+        }
+        err->error = r < 0 ? r : 0;
+        return r;
+}
+
+/* ---- ethtool features: a knob covers every kernel feature its pattern matches ---- */
 
 void backend_feature_reading(const EthtoolFeatures *f, KnobId id, KnobReading *ret) {
         const char *pattern = knob_get(id)->pattern;
@@ -88,7 +161,7 @@ void backend_feature_reading(const EthtoolFeatures *f, KnobId id, KnobReading *r
                         fixed_on += e->active;
         }
         if (match == 0) {
-                reading_fail(ret, -ENOENT, "the kernel has no such feature");
+                knob_reading_fail(ret, -ENOENT, "the kernel has no such feature");
                 return;
         }
         *ret = (KnobReading) { .status = KNOB_STATUS_OK };
@@ -101,144 +174,263 @@ void backend_feature_reading(const EthtoolFeatures *f, KnobId id, KnobReading *r
         }
 }
 
-static int need_interface(Backend *b, const Nic *n, EthtoolError *err) {
-        if (!nic_ifname(n)) {
-                *err = (EthtoolError) { .error = -ENODEV, .message = "no network interface" };
-                return -ENODEV;
-        }
-        if (!b->nl) {
-                *err = (EthtoolError) { .error = b->nl_error, .message = "ethtool netlink unavailable" };
-                return b->nl_error;
-        }
-        return 0;
-}
-
-static void read_features(Backend *b, const Nic *n, KnobReading *out) {
-        EthtoolFeatures f = {};
-        EthtoolError err;
-        int r;
-
-        r = need_interface(b, n, &err);
-        if (r >= 0)
-                r = ethtool_nl_features_get(b->nl, nic_ifname(n), &f, &err);
-        for (int i = 0; i < _KNOB_MAX; i++) {
-                if (knob_get(i)->backend != KNOB_BACKEND_FEATURE)
-                        continue;
-                if (r < 0)
-                        reading_fail(&out[i], err.error ? err.error : r, err.message);
-                else
-                        backend_feature_reading(&f, i, &out[i]);
-        }
-        ethtool_features_done(&f);
-}
-
-static void read_coalesce(Backend *b, const Nic *n, KnobReading *out) {
-        EthtoolCoalesce c = {};
-        EthtoolError err;
-        int r;
-
-        r = need_interface(b, n, &err);
-        if (r >= 0)
-                r = ethtool_nl_coalesce_get(b->nl, nic_ifname(n), &c, &err);
-        for (int i = 0; i < _KNOB_MAX; i++) {
-                const Knob *k = knob_get(i);
-                if (k->backend != KNOB_BACKEND_COALESCE)
-                        continue;
-                if (r < 0)
-                        reading_fail(&out[i], err.error ? err.error : r, err.message);
-                else if (!c.present[k->nl_attr])
-                        reading_fail(&out[i], -EOPNOTSUPP, "the driver does not support this parameter");
-                else
-                        out[i] = (KnobReading) { .status = KNOB_STATUS_OK, .value = c.value[k->nl_attr] };
-        }
-}
-
-void backend_read_all(Backend *b, const Nic *n, KnobReading out[_KNOB_MAX]) {
-        for (int i = 0; i < _KNOB_MAX; i++) {
-                switch (knob_get(i)->backend) {
-                case KNOB_BACKEND_LINK:
-                        read_link(b, n, i, &out[i]);
-                        break;
-                case KNOB_BACKEND_NETDEV:
-                        read_netdev(b, n, i, &out[i]);
-                        break;
-                default:
-                        break;
-                }
-        }
-        read_features(b, n, out);
-        read_coalesce(b, n, out);
-}
-
-void backend_read_knob(Backend *b, const Nic *n, KnobId id, KnobReading *ret) {
-        KnobReading all[_KNOB_MAX];
-
-        switch (knob_get(id)->backend) {
-        case KNOB_BACKEND_LINK:
-                read_link(b, n, id, ret);
-                return;
-        case KNOB_BACKEND_NETDEV:
-                read_netdev(b, n, id, ret);
-                return;
-        case KNOB_BACKEND_FEATURE:
-                read_features(b, n, all);
-                break;
-        case KNOB_BACKEND_COALESCE:
-                read_coalesce(b, n, all);
-                break;
-        default:
-                return;
-        }
-        *ret = all[id];
-}
-
-
-int backend_write(Backend *b, const Nic *n, KnobId id, uint64_t value, EthtoolError *err) {
-        const Knob *k = knob_get(id);
-        char dir[64], text[KNOB_VALUE_MAX];
-        int r;
-
-        *err = (EthtoolError) {};
-        snprintf(text, sizeof(text), "%" PRIu64, value);
-        switch (k->backend) {
-        case KNOB_BACKEND_LINK:
-                snprintf(dir, sizeof(dir), "bus/pci/devices/%s/link", n->slot);
-                r = sysroot_write(b->root, dir, k->name, text);
-                break;
-        case KNOB_BACKEND_NETDEV:
-                if (!nic_ifname(n))
-                        return err->error = -ENODEV;
-                snprintf(dir, sizeof(dir), "class/net/%s", nic_ifname(n));
-                r = sysroot_write(b->root, dir, k->name, text);
-                if (r == -ENOENT) {
-                        _cleanup_close_ int fd = sysroot_open_dir(b->root, dir);
-                        if (fd < 0)
-                                r = -ENODEV; /* the interface went away */
-                }
-                break;
-        case KNOB_BACKEND_COALESCE:
-                r = need_interface(b, n, err);
-                if (r < 0)
-                        return r;
-                return ethtool_nl_coalesce_set(b->nl, nic_ifname(n), k->nl_attr, (uint32_t) value, err);
-        default:
-                return err->error = -EINVAL;
-        }
-        err->error = r < 0 ? r : 0;
-        return r;
-}
-
-int backend_features_get(Backend *b, const Nic *n, EthtoolFeatures *ret, EthtoolError *err) {
+static int features_get(Backend *b, const Nic *n, EthtoolFeatures *ret, EthtoolError *err) {
         int r = need_interface(b, n, err);
         if (r < 0)
                 return r;
         return ethtool_nl_features_get(b->nl, nic_ifname(n), ret, err);
 }
 
-int backend_features_set(Backend *b, const Nic *n, const char *const *names, const bool *values, size_t count,
-                         EthtoolFeatures *refused, EthtoolError *err) {
-        int r = need_interface(b, n, err);
+static void features_read(Backend *b, const KnobBackend *be, const Nic *n, KnobReading out[_KNOB_MAX]) {
+        EthtoolFeatures f = {};
+        EthtoolError err;
+        int r;
+
+        r = features_get(b, n, &f, &err);
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                if (!of_backend(k, be))
+                        continue;
+                if (r < 0)
+                        knob_reading_fail(&out[k], err.error ?: r, err.message);
+                else
+                        backend_feature_reading(&f, k, &out[k]);
+        }
+        ethtool_features_done(&f);
+}
+
+/* Each knob item becomes the changeable kernel features it covers that are not as wanted yet. */
+static int features_expand(Backend *b, const KnobBackend *be, const Nic *n, KnobBatch *batch, EthtoolError *err) {
+        EthtoolFeatures f = {};
+        KnobBatch knobs = *batch;
+        int r;
+
+        r = features_get(b, n, &f, err);
         if (r < 0)
                 return r;
-        return ethtool_nl_features_set(b->nl, nic_ifname(n), names, values, count, refused, err);
+        batch->n = 0;
+        for (size_t i = 0; i < knobs.n && r >= 0; i++) {
+                const KnobBatchItem *want = &knobs.items[i];
+                for (size_t k = 0; k < f.n && r >= 0; k++) {
+                        const EthtoolFeature *e = &f.features[k];
+                        if (!e->changeable || e->active == (bool) want->value ||
+                            fnmatch(knob_get(want->knob)->pattern, e->name, 0) != 0)
+                                continue;
+                        r = knob_batch_add(batch, want->knob, e->name, want->value);
+                        if (r >= 0)
+                                batch->items[batch->n - 1].original = e->active;
+                }
+        }
+        ethtool_features_done(&f);
+        return r;
+}
+
+static int features_read_items(Backend *b, const KnobBackend *be, const Nic *n, KnobBatch *batch, KnobReading out[_KNOB_MAX],
+                               EthtoolError *err) {
+        EthtoolFeatures f = {};
+        int r;
+
+        r = features_get(b, n, &f, err);
+        for (size_t i = 0; i < batch->n; i++) {
+                KnobBatchItem *it = &batch->items[i];
+                const EthtoolFeature *e = r >= 0 ? ethtool_features_find(&f, it->name) : NULL;
+                it->error = r < 0 ? r : e ? 0 : -ENOENT;
+                it->now = e && e->active;
+                if (!out)
+                        continue;
+                if (r < 0)
+                        knob_reading_fail(&out[it->knob], err->error ?: r, err->message);
+                else
+                        backend_feature_reading(&f, it->knob, &out[it->knob]);
+        }
+        ethtool_features_done(&f);
+        return r;
+}
+
+/* One FEATURES_SET for all of them: the kernel fixes up dependent features once, consistently. */
+static int features_write_items(Backend *b, const KnobBackend *be, const Nic *n, const KnobBatch *batch, EthtoolError *err) {
+        const char *names[KNOB_BATCH_MAX];
+        bool values[KNOB_BATCH_MAX];
+        int r;
+
+        r = need_interface(b, n, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < batch->n; i++) {
+                names[i] = batch->items[i].name;
+                values[i] = batch->items[i].value;
+        }
+        return ethtool_nl_features_set(b->nl, nic_ifname(n), names, values, batch->n, NULL, err);
+}
+
+/* ---- ethtool attribute groups (COALESCE, EEE): one u8/u32 attribute per knob ---- */
+
+/* The attributes the group's knobs read: u8 for booleans, u32 for numbers (the kernel's policies). */
+static void group_widths(const KnobBackend *be, uint8_t width[ETHTOOL_ATTRS_MAX]) {
+        memset(width, 0, ETHTOOL_ATTRS_MAX);
+        for (int k = 0; k < _KNOB_MAX; k++)
+                if (of_backend(k, be))
+                        width[knob_get(k)->nl_attr] = knob_get(k)->type == KNOB_TYPE_BOOL ? 1 : 4;
+}
+
+int backend_parse_group_reply(const KnobBackend *be, const void *buf, size_t len, EthtoolAttrs *ret) {
+        uint8_t width[ETHTOOL_ATTRS_MAX];
+
+        group_widths(be, width);
+        return ethtool_nl_parse_attrs(buf, len, width, ret);
+}
+
+static int group_get(Backend *b, const KnobBackend *be, const Nic *n, EthtoolAttrs *ret, EthtoolError *err) {
+        uint8_t width[ETHTOOL_ATTRS_MAX];
+        int r;
+
+        r = need_interface(b, n, err);
+        if (r < 0)
+                return r;
+        group_widths(be, width);
+        return ethtool_nl_attrs_get(b->nl, be->get_cmd, be->header_attr, nic_ifname(n), width, ret, err);
+}
+
+static void group_read(Backend *b, const KnobBackend *be, const Nic *n, KnobReading out[_KNOB_MAX]) {
+        EthtoolAttrs a = {};
+        EthtoolError err;
+        int r;
+
+        r = group_get(b, be, n, &a, &err);
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                if (!of_backend(k, be))
+                        continue;
+                if (r < 0)
+                        knob_reading_fail(&out[k], err.error ?: r, err.message);
+                else if (!a.present[knob_get(k)->nl_attr])
+                        knob_reading_fail(&out[k], -EOPNOTSUPP, "the driver does not support this parameter");
+                else
+                        out[k] = (KnobReading) { .status = KNOB_STATUS_OK, .value = a.value[knob_get(k)->nl_attr] };
+        }
+}
+
+static int group_read_items(Backend *b, const KnobBackend *be, const Nic *n, KnobBatch *batch, KnobReading out[_KNOB_MAX],
+                            EthtoolError *err) {
+        EthtoolAttrs a = {};
+        int r;
+
+        r = group_get(b, be, n, &a, err);
+        for (size_t i = 0; i < batch->n; i++) {
+                KnobBatchItem *it = &batch->items[i];
+                uint16_t attr = knob_get(it->knob)->nl_attr;
+                it->error = r < 0 ? (err->error ?: r) : a.present[attr] ? 0 : -EOPNOTSUPP;
+                it->now = a.value[attr];
+                if (!out)
+                        continue;
+                if (it->error < 0)
+                        knob_reading_fail(&out[it->knob], it->error, r < 0 ? err->message : NULL);
+                else
+                        out[it->knob] = (KnobReading) { .status = KNOB_STATUS_OK, .value = it->now };
+        }
+        return r;
+}
+
+static int group_write_items(Backend *b, const KnobBackend *be, const Nic *n, const KnobBatch *batch, EthtoolError *err) {
+        uint16_t attrs[KNOB_BATCH_MAX];
+        uint8_t widths[KNOB_BATCH_MAX];
+        uint32_t values[KNOB_BATCH_MAX];
+        int r;
+
+        r = need_interface(b, n, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < batch->n; i++) {
+                const Knob *k = knob_get(batch->items[i].knob);
+                attrs[i] = k->nl_attr;
+                widths[i] = k->type == KNOB_TYPE_BOOL ? 1 : 4;
+                values[i] = (uint32_t) batch->items[i].value;
+        }
+        return ethtool_nl_attrs_set(b->nl, be->set_cmd, be->header_attr, nic_ifname(n), attrs, widths, values, batch->n, err);
+}
+
+/* ---- the descriptors ---- */
+
+const KnobBackend knob_backends[_KNOB_BACKEND_MAX] = {
+        [KNOB_BACKEND_LINK] = {
+                .id = KNOB_BACKEND_LINK, .name = "pcie-link", .journal_kind = "link", .words = { "0", "1" },
+                /* The link/ group sits on the downstream end of the link: the NIC itself. */
+                .sysfs_dir = "bus/pci/devices/", .sysfs_subdir = "/link",
+                .read = sysfs_read, .expand = expand_by_knob, .read_items = sysfs_read_items, .write_items = sysfs_write_items,
+        },
+        [KNOB_BACKEND_FEATURE] = {
+                .id = KNOB_BACKEND_FEATURE, .name = "ethtool-features", .journal_kind = "feature", .words = { "off", "on" },
+                .by_feature = true, .batch = true, .drift_ntf = ETHTOOL_MSG_FEATURES_NTF,
+                .read = features_read, .expand = features_expand, .read_items = features_read_items,
+                .write_items = features_write_items,
+        },
+        [KNOB_BACKEND_COALESCE] = {
+                .id = KNOB_BACKEND_COALESCE, .name = "ethtool-coalesce", .journal_kind = "coalesce", .words = { "off", "on" },
+                .drift_ntf = ETHTOOL_MSG_COALESCE_NTF, .get_cmd = ETHTOOL_MSG_COALESCE_GET,
+                .set_cmd = ETHTOOL_MSG_COALESCE_SET, .header_attr = ETHTOOL_A_COALESCE_HEADER,
+                .read = group_read, .expand = expand_by_knob, .read_items = group_read_items, .write_items = group_write_items,
+        },
+        [KNOB_BACKEND_NETDEV] = {
+                .id = KNOB_BACKEND_NETDEV, .name = "netdev-sysfs", .journal_kind = "netdev", .words = { "0", "1" },
+                .sysfs_dir = "class/net/", .sysfs_by_ifname = true,
+                .read = sysfs_read, .expand = expand_by_knob, .read_items = sysfs_read_items, .write_items = sysfs_write_items,
+        },
+};
+
+const KnobBackend *knob_backend_from_journal_kind(const char *kind) {
+        for (int i = 0; i < _KNOB_BACKEND_MAX; i++)
+                if (knob_backends[i].journal_kind && streq(knob_backends[i].journal_kind, kind))
+                        return &knob_backends[i];
+        return NULL;
+}
+
+void backend_read_all(Backend *b, const Nic *n, KnobReading out[_KNOB_MAX]) {
+        for (int i = 0; i < _KNOB_BACKEND_MAX; i++)
+                knob_backends[i].read(b, &knob_backends[i], n, out);
+}
+
+int backend_check_tables(char *why, size_t size) {
+        for (int i = 0; i < _KNOB_BACKEND_MAX; i++) {
+                const KnobBackend *be = &knob_backends[i];
+                if (be->id != i || !be->name || !be->journal_kind || !be->words[0] || !be->words[1] || !be->read ||
+                    !be->expand || !be->read_items || !be->write_items) {
+                        snprintf(why, size, "backend %d (%s): backend descriptor incomplete", i, be->name ?: "?");
+                        return -EINVAL;
+                }
+                if (be->get_cmd && (!be->set_cmd || !be->header_attr)) {
+                        snprintf(why, size, "backend %d (%s): attribute group without SET command or header", i, be->name ?: "?");
+                        return -EINVAL;
+                }
+        }
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                const Knob *knob = knob_get(k);
+                const KnobBackend *be = knob->backend;
+                if (!knob->name || !be || be < knob_backends || be >= knob_backends + _KNOB_BACKEND_MAX) {
+                        snprintf(why, size, "knob %d (%s): knob without a backend", k, knob->name ?: "?");
+                        return -EINVAL;
+                }
+                if (be->by_feature != (knob->pattern != NULL)) {
+                        snprintf(why, size, "knob %d (%s): feature knob without a pattern, or a pattern on another backend", k, knob->name ?: "?");
+                        return -EINVAL;
+                }
+                if (be->get_cmd && (knob->nl_attr == 0 || knob->nl_attr >= ETHTOOL_ATTRS_MAX)) {
+                        snprintf(why, size, "knob %d (%s): attribute-group knob without its attribute", k, knob->name ?: "?");
+                        return -EINVAL;
+                }
+                if (!be->get_cmd && knob->nl_attr) {
+                        snprintf(why, size, "knob %d (%s): netlink attribute on a backend that has no attribute group", k, knob->name ?: "?");
+                        return -EINVAL;
+                }
+                if (!be->sysfs_dir && !be->by_feature && !be->get_cmd) {
+                        snprintf(why, size, "knob %d (%s): backend that names no sysfs directory, feature or attribute group", k, knob->name ?: "?");
+                        return -EINVAL;
+                }
+                if (knob->type == KNOB_TYPE_UINT && knob->max == 0) {
+                        snprintf(why, size, "knob %d (%s): number knob without a maximum", k, knob->name ?: "?");
+                        return -EINVAL;
+                }
+                if (!knob->summary || (knob->order[0] == 0 && knob->order[1] == 0)) {
+                        snprintf(why, size, "knob %d (%s): knob without summary or write order", k, knob->name ?: "?");
+                        return -EINVAL;
+                }
+        }
+        return 0;
 }

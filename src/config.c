@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <ctype.h>
-#include <fnmatch.h>
+#include <stddef.h>
 #include <sys/stat.h>
 
 #include "config.h"
 #include "log.h"
-
 
 void config_defaults(Config *c) {
         *c = (Config) {
@@ -18,10 +17,7 @@ void config_defaults(Config *c) {
 
 static void device_done(ConfigDevice *d) {
         free(d->name);
-        free(d->match_interface);
-        free(d->match_slot);
-        free(d->match_mac);
-        free(d->match_chip);
+        match_done(&d->match);
 }
 
 void config_done(Config *c) {
@@ -32,127 +28,220 @@ void config_done(Config *c) {
         config_defaults(c);
 }
 
+typedef enum Section {
+        SECTION_NONE,
+        SECTION_GLOBAL,
+        SECTION_DEVICE,
+        SECTION_BAD,
+} Section;
+
+typedef struct SeenKey {
+        char key[40];
+        unsigned line;
+} SeenKey;
+
+typedef struct SeenSection {
+        char *name;
+        unsigned line;
+} SeenSection;
+
 typedef struct Loader {
         Config *c;
         const char *file;
-        enum { SECTION_NONE, SECTION_GLOBAL, SECTION_DEVICE, SECTION_BAD } section;
-        ConfigDevice *dev;
+        Section section;
         size_t dev_index;
-        bool seen[_KNOB_MAX + 16];
+        SeenKey seen[64];       /* keys of the current section, with their lines */
+        size_t n_seen;
+        SeenSection *sections;  /* sections of this file */
+        size_t n_sections;
 } Loader;
 
-static bool mac_valid(const char *s) {
-        if (strlen(s) != 17)
-                return false;
-        for (int i = 0; i < 17; i++)
-                if (i % 3 == 2 ? s[i] != ':' : !isxdigit((unsigned char) s[i]))
-                        return false;
-        return true;
+/* A key's parser: the value is checked and stored, or a complaint is added. */
+typedef void (*config_parser)(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d);
+
+typedef struct ConfigKey {
+        const char *key;
+        Section section;
+        config_parser parse;
+        size_t offset; /* into Config ([global]) or ConfigDevice ([device]) */
+} ConfigKey;
+
+static void parse_profile(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {
+        Profile p = profile_from_string(value);
+        if (p < 0)
+                diag_add(d, l->file, line, "bad profile \"%s\": expected performance, balanced or powersave", value);
+        else {
+                *(Profile *) dest = p;
+                l->c->profile_origin = (Origin) { l->file, line };
+        }
 }
 
-static int set_string(char **field, const char *value) {
-        char *n = strdup(value);
-        if (!n)
-                return -ENOMEM;
-        free(*field);
-        *field = n;
-        return 0;
+static void parse_yes_no(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {
+        if (parse_bool(value, dest) < 0)
+                diag_add(d, l->file, line, "bad %s \"%s\": expected yes or no", key, value);
 }
 
-static void on_global(Loader *l, unsigned line, const char *key, const char *value, Diagnostics *d) {
-        Config *c = l->c;
-        bool b;
-        int r;
-
-        if (streq(key, "profile")) {
-                Profile p = profile_from_string(value);
-                if (p < 0)
-                        diag_add(d, l->file, line, "bad profile \"%s\": expected performance, balanced or powersave", value);
-                else {
-                        c->profile = p;
-                        c->profile_origin = (Origin) { l->file, line };
-                }
-        } else if (streq(key, "restore-on-exit")) {
-                if (parse_bool(value, &b) < 0)
-                        diag_add(d, l->file, line, "bad restore-on-exit \"%s\": expected yes or no", value);
-                else
-                        c->restore_on_exit = b;
-        } else if (streq(key, "log-level")) {
-                r = log_level_from_string(value);
-                if (r < 0)
-                        diag_add(d, l->file, line, "bad log-level \"%s\": expected err, warning, notice, info or debug", value);
-                else
-                        c->log_level = r;
-        } else if (streq(key, "drift")) {
-                if (streq(value, "reassert"))
-                        c->drift = DRIFT_REASSERT;
-                else if (streq(value, "leave"))
-                        c->drift = DRIFT_LEAVE;
-                else
-                        diag_add(d, l->file, line, "bad drift \"%s\": expected reassert or leave", value);
-        } else
-                diag_add(d, l->file, line, "unknown key \"%s\" in [global]", key);
+static void parse_log_level(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {
+        int r = log_level_from_string(value);
+        if (r < 0)
+                diag_add(d, l->file, line, "bad log-level \"%s\": expected err, warning, notice, info or debug", value);
+        else
+                *(int *) dest = r;
 }
 
-static void on_device(Loader *l, unsigned line, const char *key, const char *value, Diagnostics *d) {
+static void parse_drift(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {
+        if (streq(value, "reassert"))
+                *(DriftPolicy *) dest = DRIFT_REASSERT;
+        else if (streq(value, "leave"))
+                *(DriftPolicy *) dest = DRIFT_LEAVE;
+        else
+                diag_add(d, l->file, line, "bad drift \"%s\": expected reassert or leave", value);
+}
+
+static void parse_ignore(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {
         ConfigDevice *dev = &l->c->devices[l->dev_index];
-        KnobId k = knob_from_name(key);
         bool b;
+
+        if (parse_bool(value, &b) < 0)
+                diag_add(d, l->file, line, "bad ignore \"%s\": expected yes or no", value);
+        else {
+                dev->ignore = b;
+                dev->ignore_origin = (Origin) { l->file, line };
+        }
+}
+
+/* Configuration keys as a table, as networkd and timesyncd keep theirs; knob and match-* keys come from their own tables. */
+static const ConfigKey config_keys[] = {
+        { "profile", SECTION_GLOBAL, parse_profile, offsetof(Config, profile) },
+        { "restore-on-exit", SECTION_GLOBAL, parse_yes_no, offsetof(Config, restore_on_exit) },
+        { "log-level", SECTION_GLOBAL, parse_log_level, offsetof(Config, log_level) },
+        { "drift", SECTION_GLOBAL, parse_drift, offsetof(Config, drift) },
+        { "ignore", SECTION_DEVICE, parse_ignore, 0 },
+};
+
+void config_keys_print(FILE *f, const char *section) {
+        Section s = streq(section, "global") ? SECTION_GLOBAL : SECTION_DEVICE;
+
+        for (size_t i = 0; i < ELEMENTSOF(config_keys); i++)
+                if (config_keys[i].section == s)
+                        fprintf(f, "%s\n", config_keys[i].key);
+        if (s == SECTION_DEVICE) {
+                const char *m = match_keys_string();
+                for (const char *p = m; *p;) {
+                        size_t n = strcspn(p, ",");
+                        fprintf(f, "%.*s\n", (int) n, p);
+                        p += n;
+                        p += strspn(p, ", ");
+                }
+                for (int k = 0; k < _KNOB_MAX; k++)
+                        fprintf(f, "%s\n", knob_get(k)->name);
+        }
+}
+
+/* A second key in one section is a mistake an editor makes easily: both lines are named. */
+static bool seen_before(Loader *l, unsigned line, const char *key, const char *section_name, Diagnostics *d) {
+        for (size_t i = 0; i < l->n_seen; i++)
+                if (streq(l->seen[i].key, key)) {
+                        diag_add(d, l->file, line, "%s given twice in [%s] (first at line %u)", key, section_name,
+                                 l->seen[i].line);
+                        return true;
+                }
+        if (l->n_seen < ELEMENTSOF(l->seen)) {
+                snprintf(l->seen[l->n_seen].key, sizeof(l->seen[l->n_seen].key), "%s", key);
+                l->seen[l->n_seen++].line = line;
+        }
+        return false;
+}
+
+static void on_device_knob(Loader *l, unsigned line, KnobId k, const char *key, const char *value, Diagnostics *d) {
+        ConfigDevice *dev = &l->c->devices[l->dev_index];
+        char syntax[80];
         int r;
 
-        if (k >= 0) {
-                r = knob_parse_value(k, value, &dev->value[k]);
-                if (r < 0) {
-                        diag_add(d, l->file, line, "bad value \"%s\" for %s: %s", value, key,
-                                 r == -ERANGE ? "out of range" : knob_get(k)->type == KNOB_TYPE_BOOL ? "expected on/off or 1/0" : "expected a decimal number");
+        r = knob_parse_value(k, value, &dev->value[k]);
+        if (r < 0) {
+                diag_add(d, l->file, line, "bad value \"%s\" for %s: %s%s", value, key,
+                         r == -ERANGE ? "out of range, expected " : "expected ", knob_value_syntax(k, syntax, sizeof(syntax)));
+                return;
+        }
+        dev->set[k] = true;
+        dev->knob_origin[k] = (Origin) { l->file, line };
+}
+
+static void on_key(Loader *l, unsigned line, const char *key, const char *value, Diagnostics *d) {
+        const char *section_name = l->section == SECTION_GLOBAL ? "global" : l->c->devices[l->dev_index].name;
+        const char *canonical = match_key_canonical(key) ?: key;
+        char section_label[80];
+        KnobId k;
+
+        snprintf(section_label, sizeof(section_label), "%s%s", l->section == SECTION_GLOBAL ? "" : "device ", section_name);
+        for (size_t i = 0; i < ELEMENTSOF(config_keys); i++) {
+                const ConfigKey *ck = &config_keys[i];
+                if (ck->section != l->section || !streq(ck->key, key))
+                        continue;
+                if (seen_before(l, line, key, section_label, d))
+                        return;
+                ck->parse(l, line, key, value,
+                          (char *) (l->section == SECTION_GLOBAL ? (void *) l->c : (void *) &l->c->devices[l->dev_index]) + ck->offset,
+                          d);
+                return;
+        }
+        if (l->section == SECTION_DEVICE) {
+                ConfigDevice *dev = &l->c->devices[l->dev_index];
+                char err[256];
+                int r;
+
+                k = knob_from_name(key);
+                if (k >= 0) {
+                        if (!seen_before(l, line, key, section_label, d))
+                                on_device_knob(l, line, k, key, value, d);
                         return;
                 }
-                dev->set[k] = true;
-                dev->knob_origin[k] = (Origin) { l->file, line };
-        } else if (streq(key, "ignore")) {
-                if (parse_bool(value, &b) < 0)
-                        diag_add(d, l->file, line, "bad ignore \"%s\": expected yes or no", value);
-                else {
-                        dev->ignore = b;
-                        dev->ignore_origin = (Origin) { l->file, line };
-                }
-        } else if (streq(key, "match-interface")) {
-                if (!*value || strlen(value) > 64)
-                        diag_add(d, l->file, line, "bad match-interface \"%s\"", value);
-                else
-                        (void) set_string(&dev->match_interface, value);
-        } else if (streq(key, "match-slot")) {
-                if (!pci_slot_valid(value))
-                        diag_add(d, l->file, line, "bad match-slot \"%s\": expected a PCI address like 0000:01:00.0", value);
-                else
-                        (void) set_string(&dev->match_slot, value);
-        } else if (streq(key, "match-mac")) {
-                if (!mac_valid(value))
-                        diag_add(d, l->file, line, "bad match-mac \"%s\": expected xx:xx:xx:xx:xx:xx", value);
-                else {
-                        (void) set_string(&dev->match_mac, value);
-                        for (char *p = dev->match_mac; *p; p++)
-                                *p = (char) tolower((unsigned char) *p);
-                }
-        } else if (streq(key, "match-chip")) {
-                if (!*value)
-                        diag_add(d, l->file, line, "empty match-chip");
-                else
-                        (void) set_string(&dev->match_chip, value);
-        } else if (streq(key, "match-xid")) {
-                XidMatch m;
-                uint16_t x;
-                if (xid_match_parse(value, &m) >= 0)
-                        dev->match_xid = m;
-                else if (chip_parse_xid(value, &x) >= 0)
-                        dev->match_xid = (XidMatch) { x, 0xfcf, false };
-                else {
-                        diag_add(d, l->file, line, "bad match-xid \"%s\": expected an XID like 541, or VALUE/MASK like 3c0/7c8", value);
+                if (match_key_canonical(key)) {
+                        if (seen_before(l, line, canonical, section_label, d))
+                                return;
+                        r = match_parse(&dev->match, key, value, err, sizeof(err));
+                        if (r < 0)
+                                diag_add(d, l->file, line, "%s", r == -ENOMEM ? strerror(ENOMEM) : err);
                         return;
                 }
-                dev->has_match_xid = true;
-        } else
-                diag_add(d, l->file, line, "unknown key \"%s\" in [device %s]", key, dev->name);
+        }
+        diag_add(d, l->file, line, "unknown key \"%s\" in [%s]", key, section_label);
+}
+
+static void on_section(Loader *l, const char *file, unsigned line, const char *section, Diagnostics *d) {
+        l->n_seen = 0;
+        for (size_t i = 0; i < l->n_sections; i++)
+                if (streq(l->sections[i].name, section)) {
+                        diag_add(d, file, line, "section [%s] given twice in this file (first at line %u)", section,
+                                 l->sections[i].line);
+                        break;
+                }
+        {
+                SeenSection *ns = reallocarray(l->sections, l->n_sections + 1, sizeof(*ns));
+                if (ns) {
+                        l->sections = ns;
+                        ns[l->n_sections] = (SeenSection) { strdup(section), line };
+                        if (ns[l->n_sections].name)
+                                l->n_sections++;
+                }
+        }
+        if (streq(section, "global")) {
+                l->section = SECTION_GLOBAL;
+        } else if (strncmp(section, "device ", 7) == 0 && section[7]) {
+                ConfigDevice *nd = reallocarray(l->c->devices, l->c->n_devices + 1, sizeof(ConfigDevice));
+                if (!nd) {
+                        l->section = SECTION_BAD;
+                        return;
+                }
+                l->c->devices = nd;
+                l->dev_index = l->c->n_devices++;
+                nd[l->dev_index] = (ConfigDevice) { .name = strdup(section + 7), .origin = { file, line } };
+                l->section = SECTION_DEVICE;
+        } else {
+                diag_add(d, file, line, "unknown section [%s]: expected [global] or [device NAME]", section);
+                l->section = SECTION_BAD;
+        }
 }
 
 static void on_line(void *userdata, const char *file, unsigned line, const char *section, const char *key,
@@ -160,23 +249,7 @@ static void on_line(void *userdata, const char *file, unsigned line, const char 
         Loader *l = userdata;
 
         if (!key) {
-                memset(l->seen, 0, sizeof(l->seen));
-                if (streq(section, "global")) {
-                        l->section = SECTION_GLOBAL;
-                } else if (strncmp(section, "device ", 7) == 0 && section[7]) {
-                        ConfigDevice *nd = reallocarray(l->c->devices, l->c->n_devices + 1, sizeof(ConfigDevice));
-                        if (!nd) {
-                                l->section = SECTION_BAD;
-                                return;
-                        }
-                        l->c->devices = nd;
-                        l->dev_index = l->c->n_devices++;
-                        nd[l->dev_index] = (ConfigDevice) { .name = strdup(section + 7), .origin = { file, line } };
-                        l->section = SECTION_DEVICE;
-                } else {
-                        diag_add(d, file, line, "unknown section [%s]: expected [global] or [device NAME]", section);
-                        l->section = SECTION_BAD;
-                }
+                on_section(l, file, line, section, d);
                 return;
         }
         if (continuation) {
@@ -188,10 +261,8 @@ static void on_line(void *userdata, const char *file, unsigned line, const char 
                 diag_add(d, file, line, "\"%s\" outside of a section: put it under [global] or [device NAME]", key);
                 break;
         case SECTION_GLOBAL:
-                on_global(l, line, key, value, d);
-                break;
         case SECTION_DEVICE:
-                on_device(l, line, key, value, d);
+                on_key(l, line, key, value, d);
                 break;
         case SECTION_BAD:
                 break;
@@ -213,11 +284,14 @@ static void parse_one(Config *c, const char *path, Diagnostics *d) {
         if (add_file(c, path, &l.file) < 0)
                 return;
         (void) conf_parse_file(l.file, on_line, &l, d);
+        for (size_t i = 0; i < l.n_sections; i++)
+                free(l.sections[i].name);
+        free(l.sections);
         for (size_t i = first; i < c->n_devices; i++) {
                 ConfigDevice *dev = &c->devices[i];
-                if (!dev->match_interface && !dev->match_slot && !dev->match_mac && !dev->match_chip && !dev->has_match_xid)
-                        diag_add(d, dev->origin.file, dev->origin.line,
-                                 "[device %s] has no match-interface, match-slot, match-mac, match-chip or match-xid", dev->name);
+                if (match_is_empty(&dev->match))
+                        diag_add(d, dev->origin.file, dev->origin.line, "[device %s] has no match key (one of %s)",
+                                 dev->name, match_keys_string());
         }
 }
 
@@ -246,21 +320,6 @@ int config_load(Config *c, const char *path, bool required, Diagnostics *d) {
         return 0;
 }
 
-bool config_device_matches(const ConfigDevice *dev, const Nic *n) {
-        if (dev->match_slot && !streq(dev->match_slot, n->slot))
-                return false;
-        if (dev->match_mac && !streq(dev->match_mac, n->perm_mac))
-                return false;
-        if (dev->match_chip && (!n->chip || fnmatch(dev->match_chip, n->chip->name, 0) != 0))
-                return false;
-        if (dev->has_match_xid && (n->xid == CHIP_XID_INVALID || !xid_match_test(&dev->match_xid, n->xid)))
-                return false;
-        if (dev->match_interface) {
-                bool any = false;
-                for (size_t i = 0; i < n->n_ifnames && !any; i++)
-                        any = fnmatch(dev->match_interface, n->ifnames[i], 0) == 0;
-                if (!any)
-                        return false;
-        }
-        return true;
+bool config_device_matches(const ConfigDevice *dev, const Nic *n, const Machine *m) {
+        return match_test(&dev->match, n, m);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "context.h"
 #include "log.h"
+#include "messages.h"
 
 int context_open(Context *c, const Options *o) {
         IdentifyContext ic;
@@ -44,22 +45,51 @@ void context_check_policy(const Options *o, Config *config, QuirkDb *quirks, Dia
                 diag_add(d, dirs[0], 0, "no quirk files found (is r8169-tuned installed? --quirks DIR names another place)");
 }
 
-int context_load_policy(Context *c) {
-        Diagnostics d = {};
-        Profile configured;
+int context_read_policy(const Options *o, Config *config, QuirkDb *quirks) {
+        _cleanup_(diag_done) Diagnostics d = {};
 
+        config_defaults(config);
+        context_check_policy(o, config, quirks, &d);
+        if (d.n == 0)
+                return 0;
+        for (size_t i = 0; i < d.n; i++)
+                log_internal(LOG_ERR, 0, (const char *[]) { "MESSAGE_ID=" R8T_MESSAGE_CONFIG_REJECTED, NULL }, "%s", d.msgs[i]);
+        log_internal(LOG_ERR, 0, (const char *[]) { "MESSAGE_ID=" R8T_MESSAGE_CONFIG_REJECTED, NULL },
+                     "%zu problem%s in configuration or quirk files.", d.n, d.n == 1 ? "" : "s");
+        config_done(config);
+        quirk_db_done(quirks);
+        return -EINVAL;
+}
+
+Profile context_configured_profile(const Context *c) {
+        return c->opts->profile ? profile_from_string(c->opts->profile) : c->config.profile;
+}
+
+bool context_update_profile(Context *c) {
+        Profile p;
+
+        machine_read(c->root, &c->machine);
+        p = profile_resolve(context_configured_profile(c), c->machine.power);
+        if (p == c->profile)
+                return false;
+        c->profile = p;
+        return true;
+}
+
+int context_load_policy(Context *c) {
+        Config config;
+        QuirkDb quirks;
+        int r;
+
+        r = context_read_policy(c->opts, &config, &quirks);
+        if (r < 0)
+                return r;
         config_done(&c->config);
         quirk_db_done(&c->quirks);
-        context_check_policy(c->opts, &c->config, &c->quirks, &d);
-        if (d.n > 0) {
-                diag_print(&d, stderr);
-                log_error("%zu problem%s in configuration or quirk files; nothing done.", d.n, d.n == 1 ? "" : "s");
-                diag_done(&d);
-                return -EINVAL;
-        }
-        machine_read(c->root, &c->machine);
-        configured = c->opts->profile ? profile_from_string(c->opts->profile) : c->config.profile;
-        c->profile = profile_resolve(configured, c->machine.power);
+        c->config = config;
+        c->quirks = quirks;
+        c->profile = _PROFILE_INVALID;
+        (void) context_update_profile(c);
         return 0;
 }
 
@@ -90,8 +120,11 @@ int context_open_selected(Context *c, const Options *o, bool policy, bool **ret_
         int r;
 
         r = context_open(c, o);
-        if (r >= 0 && policy)
+        if (r >= 0 && policy) {
                 r = context_load_policy(c);
+                if (r < 0)
+                        log_error("Configuration or quirk files rejected; nothing done.");
+        }
         if (r < 0)
                 return r;
         selected = calloc(c->nics.n + 1, sizeof(bool));

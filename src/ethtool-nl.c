@@ -175,20 +175,26 @@ static int features_set_reply_parse_nlh(struct nlmsghdr *nlh, void *userdata) {
         return parse_bitset(tb[ETHTOOL_A_FEATURES_WANTED], userdata, FEATURE_ACTIVE);
 }
 
-static int coalesce_parse_nlh(struct nlmsghdr *nlh, void *userdata) {
-        struct nlattr *tb[ETHTOOL_COALESCE_ATTR_MAX];
-        EthtoolCoalesce *c = userdata;
-        int max = ETHTOOL_COALESCE_ATTR_MAX - 1;
+typedef struct AttrsParse {
+        const uint8_t *width;
+        EthtoolAttrs *attrs;
+} AttrsParse;
+
+/* The attributes the caller asked for, each of the width it expects (u8 or u32). */
+static int attrs_parse_nlh(struct nlmsghdr *nlh, void *userdata) {
+        struct nlattr *tb[ETHTOOL_ATTRS_MAX];
+        AttrsParse *p = userdata;
+        int max = ETHTOOL_ATTRS_MAX - 1;
         int r;
 
         r = genl_attrs(nlh, tb, max, NULL);
         if (r < 0)
                 return r;
-        for (int i = ETHTOOL_A_COALESCE_HEADER + 1; i <= max; i++) {
-                if (!tb[i] || nla_len(tb[i]) != sizeof(uint32_t))
-                        continue; /* flags (u8) and nests are not knobs */
-                c->value[i] = nla_get_u32(tb[i]);
-                c->present[i] = true;
+        for (int i = 1; i <= max; i++) {
+                if (!tb[i] || p->width[i] == 0 || nla_len(tb[i]) != p->width[i])
+                        continue; /* the header, nests, and what no knob reads */
+                p->attrs->value[i] = p->width[i] == 1 ? nla_get_u8(tb[i]) : nla_get_u32(tb[i]);
+                p->attrs->present[i] = true;
         }
         return 0;
 }
@@ -218,17 +224,17 @@ int ethtool_nl_parse_features(const void *buf, size_t len, EthtoolFeatures *ret)
         return 0;
 }
 
-int ethtool_nl_parse_coalesce(const void *buf, size_t len, EthtoolCoalesce *ret) {
-        EthtoolCoalesce c = {};
+int ethtool_nl_parse_attrs(const void *buf, size_t len, const uint8_t width[ETHTOOL_ATTRS_MAX], EthtoolAttrs *ret) {
+        EthtoolAttrs a = {};
         struct nlmsghdr *nlh = raw_message(buf, len);
         int r;
 
         if (!nlh)
                 return -EBADMSG;
-        r = coalesce_parse_nlh(nlh, &c);
+        r = attrs_parse_nlh(nlh, &(AttrsParse) { width, &a });
         if (r < 0)
                 return r;
-        *ret = c;
+        *ret = a;
         return 0;
 }
 
@@ -426,30 +432,35 @@ nomem:
         return -ENOMEM;
 }
 
-int ethtool_nl_coalesce_get(EthtoolNl *e, const char *ifname, EthtoolCoalesce *ret, EthtoolError *err) {
-        EthtoolCoalesce c = {};
+int ethtool_nl_attrs_get(EthtoolNl *e, uint8_t cmd, uint16_t header_attr, const char *ifname,
+                         const uint8_t width[ETHTOOL_ATTRS_MAX], EthtoolAttrs *ret, EthtoolError *err) {
+        EthtoolAttrs a = {};
         struct nl_msg *m;
         int r;
 
-        m = request_new(e, ETHTOOL_MSG_COALESCE_GET, ETHTOOL_A_COALESCE_HEADER, ifname);
+        m = request_new(e, cmd, header_attr, ifname);
         if (!m)
                 return -ENOMEM;
-        r = transact(e, m, coalesce_parse_nlh, &c, err);
+        r = transact(e, m, attrs_parse_nlh, &(AttrsParse) { width, &a }, err);
         if (r < 0)
                 return r;
-        *ret = c;
+        *ret = a;
         return 0;
 }
 
-int ethtool_nl_coalesce_set(EthtoolNl *e, const char *ifname, uint16_t attr, uint32_t value, EthtoolError *err) {
+int ethtool_nl_attrs_set(EthtoolNl *e, uint8_t cmd, uint16_t header_attr, const char *ifname, const uint16_t *attrs,
+                         const uint8_t *widths, const uint32_t *values, size_t n, EthtoolError *err) {
         struct nl_msg *m;
 
-        m = request_new(e, ETHTOOL_MSG_COALESCE_SET, ETHTOOL_A_COALESCE_HEADER, ifname);
+        m = request_new(e, cmd, header_attr, ifname);
         if (!m)
                 return -ENOMEM;
-        if (nla_put_u32(m, attr, value) < 0) {
-                nlmsg_free(m);
-                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                int r = widths[i] == 1 ? nla_put_u8(m, attrs[i], (uint8_t) values[i]) : nla_put_u32(m, attrs[i], values[i]);
+                if (r < 0) {
+                        nlmsg_free(m);
+                        return -ENOMEM;
+                }
         }
         return transact(e, m, NULL, NULL, err);
 }

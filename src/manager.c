@@ -20,12 +20,7 @@ typedef struct ManagedNic {
         bool dirty;                       /* re-apply at the next idle moment */
         bool drift_check;                 /* a notification said something changed */
         bool up;                          /* IFF_UP, as rtnetlink last said */
-        bool unsupported_said[_KNOB_MAX]; /* "not supported" is a state, said once */
-        bool held[_KNOB_MAX];             /* the planned value held after the last apply */
-        bool desired_set[_KNOB_MAX];
-        uint64_t desired[_KNOB_MAX];
-        bool drift_logged[_KNOB_MAX];
-        bool yielded[_KNOB_MAX];          /* drift = leave: another tool owns it now */
+        KnobState knobs[_KNOB_MAX];
         unsigned failed, unsupported, waiting; /* of the last apply */
 } ManagedNic;
 
@@ -66,33 +61,10 @@ static ManagedNic *manager_find_slot(Manager *m, const char *slot) {
         return NULL;
 }
 
-static int manager_load_policy(Manager *m, Config *config, QuirkDb *quirks) {
-        Diagnostics d = {};
-
-        config_defaults(config);
-        context_check_policy(m->opts, config, quirks, &d);
-        if (d.n > 0) {
-                for (size_t i = 0; i < d.n; i++)
-                        log_internal(LOG_ERR, 0, (const char *[]) { "MESSAGE_ID=" R8T_MESSAGE_CONFIG_REJECTED, NULL },
-                                     "%s", d.msgs[i]);
-                diag_done(&d);
-                config_done(config);
-                quirk_db_done(quirks);
-                return -EINVAL;
-        }
-        return 0;
-}
-
 static void manager_update_profile(Manager *m) {
-        Profile configured = m->opts->profile ? profile_from_string(m->opts->profile) : m->c.config.profile;
-        Profile p;
-
-        machine_read(m->c.root, &m->c.machine);
-        p = profile_resolve(configured, m->c.machine.power);
-        if (p != m->c.profile) {
-                log_info("Profile %s (%s, power: %s).", profile_to_string(p), profile_to_string(configured),
-                         power_source_to_string(m->c.machine.power));
-                m->c.profile = p;
+        if (context_update_profile(&m->c)) {
+                log_info("Profile %s (%s, power: %s).", profile_to_string(m->c.profile),
+                         profile_to_string(context_configured_profile(&m->c)), power_source_to_string(m->c.machine.power));
                 m->everything = true;
         }
 }
@@ -143,8 +115,8 @@ static int manager_rescan(Manager *m) {
 }
 
 static void manager_apply(Manager *m, ManagedNic *mn) {
-        ApplyContext ac = { .backend = &m->c.backend, .state_dir = m->opts->state_dir,
-                            .unsupported_said = mn->unsupported_said, .held = mn->held, .daemon = true,
+        ApplyContext ac = { .backend = &m->c.backend, .state_dir = m->opts->state_dir, .knobs = mn->knobs,
+                            .daemon = true, .give_back = true,
                             .fault_after = m->opts->fault_after_writes, .fault_signal = m->opts->fault_signal };
         KnobReading current[_KNOB_MAX];
         ApplyStats st = {};
@@ -154,52 +126,52 @@ static void manager_apply(Manager *m, ManagedNic *mn) {
         context_plan_nic(&m->c, &mn->nic, current, &plan);
         /* drift = leave: what another tool took over stays with it until a reload. */
         for (size_t i = 0; i < plan.n; i++)
-                if (!mn->yielded[plan.items[i].knob])
+                if (!mn->knobs[plan.items[i].knob].yielded)
                         plan.items[k++] = plan.items[i];
         plan.n = k;
 
-        (void) restore_unplanned(&ac, &mn->nic, &plan, &st);
         (void) apply_nic(&ac, &mn->nic, &plan, &st);
 
-        memset(mn->desired_set, 0, sizeof(mn->desired_set));
+        for (int i = 0; i < _KNOB_MAX; i++)
+                mn->knobs[i].desired_set = false;
         for (size_t i = 0; i < plan.n; i++)
                 if (plan.items[i].action == PLAN_CHANGE || plan.items[i].action == PLAN_KEEP) {
-                        mn->desired_set[plan.items[i].knob] = true;
-                        mn->desired[plan.items[i].knob] = plan.items[i].desired;
+                        mn->knobs[plan.items[i].knob].desired_set = true;
+                        mn->knobs[plan.items[i].knob].desired = plan.items[i].desired;
                 }
         mn->failed = st.failed;
         mn->waiting = st.waiting;
         mn->unsupported = st.unsupported;
 }
 
-/* Another tool changed a feature or coalescing value of a NIC we manage. */
+/* Another tool changed a knob whose backend tells us (an ethtool notification). */
 static void manager_check_drift(Manager *m, ManagedNic *mn) {
         KnobReading now[_KNOB_MAX];
 
         backend_read_all(&m->c.backend, &mn->nic, now);
         for (int k = 0; k < _KNOB_MAX; k++) {
-                KnobBackend b = knob_get(k)->backend;
+                KnobState *ks = &mn->knobs[k];
                 char was[KNOB_VALUE_MAX], is[KNOB_VALUE_MAX];
                 const char *was_s, *is_s;
 
-                if ((b != KNOB_BACKEND_FEATURE && b != KNOB_BACKEND_COALESCE) || !mn->desired_set[k] || !mn->held[k])
+                if (!knob_get(k)->backend->drift_ntf || !ks->desired_set || !ks->held)
                         continue;
-                if (now[k].status != KNOB_STATUS_OK || (now[k].value == mn->desired[k] && !now[k].partial))
+                if (now[k].status != KNOB_STATUS_OK || (now[k].value == ks->desired && !now[k].partial))
                         continue;
-                was_s = knob_format_value(k, mn->desired[k], was, sizeof(was));
+                was_s = knob_format_value(k, ks->desired, was, sizeof(was));
                 is_s = now[k].partial ? "partial" : knob_format_value(k, now[k].value, is, sizeof(is));
-                mn->held[k] = false;
+                ks->held = false;
                 if (m->c.config.drift == DRIFT_LEAVE) {
-                        mn->yielded[k] = true;
+                        ks->yielded = true;
                         log_nic_knob(LOG_NOTICE, R8T_MESSAGE_DRIFT, &mn->nic, k, was_s, is_s, NULL, 0,
                                      "%s changed from %s to %s outside r8169-tuned; leaving it (drift = leave)",
                                      knob_get(k)->name, was_s, is_s);
                         continue;
                 }
-                log_nic_knob(mn->drift_logged[k] ? LOG_DEBUG : LOG_NOTICE, R8T_MESSAGE_DRIFT, &mn->nic, k, was_s, is_s,
+                log_nic_knob(ks->drift_logged ? LOG_DEBUG : LOG_NOTICE, R8T_MESSAGE_DRIFT, &mn->nic, k, was_s, is_s,
                              NULL, 0, "%s changed from %s to %s outside r8169-tuned; putting %s back",
                              knob_get(k)->name, was_s, is_s, was_s);
-                mn->drift_logged[k] = true;
+                ks->drift_logged = true;
                 mn->dirty = true;
         }
 }
@@ -343,7 +315,11 @@ static void on_ethtool_ntf(uint8_t cmd, const char *ifname, void *userdata) {
         Manager *m = userdata;
         ManagedNic *mn;
 
-        if (cmd != ETHTOOL_MSG_FEATURES_NTF && cmd != ETHTOOL_MSG_COALESCE_NTF)
+        bool drift = false;
+
+        for (int b = 0; b < _KNOB_BACKEND_MAX; b++)
+                drift = drift || (knob_backends[b].drift_ntf && knob_backends[b].drift_ntf == cmd);
+        if (!drift)
                 return;
         mn = manager_find_ifname(m, ifname);
         if (!mn)
@@ -381,7 +357,7 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
         QuirkDb quirks;
 
         (void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading configuration");
-        if (manager_load_policy(m, &config, &quirks) < 0) {
+        if (context_read_policy(m->opts, &config, &quirks) < 0) {
                 log_internal(LOG_ERR, 0, (const char *[]) { "MESSAGE_ID=" R8T_MESSAGE_CONFIG_REJECTED, NULL },
                              "New configuration rejected; the previous one stays in force.");
                 manager_notify_status(m, "READY=1\n");
@@ -393,8 +369,8 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
         m->c.quirks = quirks;
         log_set_max_level(m->opts->log_level >= 0 ? m->opts->log_level : m->c.config.log_level);
         for (size_t i = 0; i < m->n_nics; i++) {
-                memset(m->nics[i].yielded, 0, sizeof(m->nics[i].yielded));
-                memset(m->nics[i].drift_logged, 0, sizeof(m->nics[i].drift_logged));
+                for (int k = 0; k < _KNOB_MAX; k++)
+                        m->nics[i].knobs[k].yielded = m->nics[i].knobs[k].drift_logged = false;
         }
         log_info("Configuration reloaded.");
         m->c.profile = _PROFILE_INVALID;
@@ -496,7 +472,7 @@ int manager_run(const Options *o) {
                 log_error_errno(r, "Cannot open sysfs root %s: %m", o->sysfs);
                 goto out;
         }
-        r = manager_load_policy(&m, &m.c.config, &m.c.quirks);
+        r = context_load_policy(&m.c);
         if (r < 0) {
                 log_error("Configuration or quirk files are broken; not starting.");
                 goto out;

@@ -24,26 +24,6 @@ const char *plan_provenance_string(const Provenance *p, char *buf, size_t size) 
         return buf;
 }
 
-/* Turning link states off: deepest first. Turning them on: the reverse. */
-static const KnobId link_off_order[] = {
-        KNOB_L1_2_PCIPM, KNOB_L1_2_ASPM, KNOB_L1_1_PCIPM, KNOB_L1_1_ASPM, KNOB_L1_ASPM, KNOB_L0S_ASPM, KNOB_CLKPM,
-};
-
-static int write_rank(KnobId k, uint64_t desired) {
-        const Knob *knob = knob_get(k);
-        size_t n = ELEMENTSOF(link_off_order);
-
-        if (knob->backend == KNOB_BACKEND_LINK)
-                for (size_t i = 0; i < n; i++)
-                        if (link_off_order[i] == k)
-                                return desired ? (int) (2 * n - i) : (int) i;
-        if (k == KNOB_SG)
-                return desired ? 100 : 102;
-        if (k == KNOB_TSO)
-                return 101;
-        return 100 + 10 * (int) knob->backend + (int) k;
-}
-
 void plan_nic(const PlanInput *in, NicPlan *ret) {
         bool set[_KNOB_MAX] = {}, skip[_KNOB_MAX] = {};
         uint64_t value[_KNOB_MAX] = {};
@@ -73,7 +53,7 @@ void plan_nic(const PlanInput *in, NicPlan *ret) {
         /* Config overrides always win. */
         for (size_t i = 0; in->config && i < in->config->n_devices; i++) {
                 const ConfigDevice *dev = &in->config->devices[i];
-                if (!config_device_matches(dev, in->nic))
+                if (!config_device_matches(dev, in->nic, in->machine))
                         continue;
                 if (dev->ignore_origin.file) {
                         ret->ignored = dev->ignore;
@@ -124,10 +104,10 @@ void plan_nic(const PlanInput *in, NicPlan *ret) {
                         it->action = PLAN_CHANGE;
         }
 
-        /* Stable insertion sort by write rank: the order apply writes in. */
+        /* Stable insertion sort by the knob table's write order: the order apply writes in. */
         for (size_t i = 1; i < ret->n; i++)
-                for (size_t j = i; j > 0 && write_rank(items[j - 1].knob, items[j - 1].desired) >
-                                            write_rank(items[j].knob, items[j].desired); j--) {
+                for (size_t j = i; j > 0 && knob_write_rank(items[j - 1].knob, items[j - 1].desired) >
+                                            knob_write_rank(items[j].knob, items[j].desired); j--) {
                         PlanItem t = items[j];
                         items[j] = items[j - 1];
                         items[j - 1] = t;

@@ -4,83 +4,13 @@
 
 #include "quirks.h"
 
-int xid_match_parse(const char *s, XidMatch *ret) {
-        char v[4], m[4];
-        uint16_t value, mask;
-
-        if (!s || strlen(s) != 7 || s[3] != '/')
-                return -EINVAL;
-        memcpy(v, s, 3);
-        v[3] = '\0';
-        memcpy(m, s + 4, 3);
-        m[3] = '\0';
-        if (chip_parse_xid(v, &value) < 0 || chip_parse_xid(m, &mask) < 0)
-                return -EINVAL;
-        if (value & ~mask)
-                return -ERANGE; /* a value bit outside the mask can never match */
-        *ret = (XidMatch) { value, mask, chip_is_row(mask, value) };
-        return 0;
-}
-
-bool xid_match_test(const XidMatch *m, uint16_t xid) {
-        const ChipInfo *row;
-
-        if (!m->kernel_row)
-                return (xid & m->mask) == m->value;
-        /* A kernel row matches exactly the XIDs the kernel resolves to it. */
-        row = chip_row(xid);
-        return row && row->mask == m->mask && row->val == m->value;
-}
-
-static int id_match_parse(const char *s, bool allow_any, IdMatch *ret) {
-        unsigned v, d;
-        int n = 0;
-
-        if (allow_any && sscanf(s, "%4x:*%n", &v, &n) == 1 && n == 6 && strlen(s) == 6) {
-                *ret = (IdMatch) { (uint16_t) v, 0, true };
-                return 0;
-        }
-        if (sscanf(s, "%4x:%4x%n", &v, &d, &n) != 2 || n != 9 || strlen(s) != 9)
-                return -EINVAL;
-        *ret = (IdMatch) { (uint16_t) v, (uint16_t) d, false };
-        return 0;
-}
-
-static bool id_match_test(const IdMatch *m, size_t n, uint16_t vendor, uint16_t device) {
-        if (n == 0)
-                return true;
-        for (size_t i = 0; i < n; i++)
-                if (m[i].vendor == vendor && (m[i].any_device || m[i].device == device))
-                        return true;
-        return false;
-}
-
 bool quirk_matches(const Quirk *q, const Nic *n, const Machine *m) {
-        bool xid = false;
-
-        if (n->xid == CHIP_XID_INVALID)
-                return false;
-        for (size_t i = 0; i < q->n_xids && !xid; i++)
-                xid = xid_match_test(&q->xids[i], n->xid);
-        if (!xid)
-                return false;
-        if (!id_match_test(q->pci_ids, q->n_pci_ids, n->vendor, n->device))
-                return false;
-        if (!id_match_test(q->subsystems, q->n_subsystems, n->subsys_vendor, n->subsys_device))
-                return false;
-        for (int f = 0; f < _DMI_FIELD_MAX; f++)
-                if (q->dmi[f] && (!m->dmi[f][0] || fnmatch(q->dmi[f], m->dmi[f], 0) != 0))
-                        return false;
-        return true;
+        return n->xid != CHIP_XID_INVALID && match_test(&q->match, n, m);
 }
 
 static void quirk_done(Quirk *q) {
         free(q->id);
-        free(q->xids);
-        free(q->pci_ids);
-        free(q->subsystems);
-        for (int f = 0; f < _DMI_FIELD_MAX; f++)
-                free(q->dmi[f]);
+        match_done(&q->match);
         free(q->reason);
         free(q->reference);
 }
@@ -93,24 +23,23 @@ void quirk_db_done(QuirkDb *db) {
         *db = (QuirkDb) {};
 }
 
+/* Where a key was first given in the current section: a second one is reported with both lines. */
+typedef struct SeenKey {
+        char key[40]; /* canonical */
+        unsigned line;
+} SeenKey;
+
 typedef struct Loader {
         QuirkDb *db;
         ssize_t current;       /* index of the quirk whose section we are in, -1 if none */
         size_t first_of_file;  /* quirks before this index come from earlier files */
         const char *last_key;  /* for continuation lines */
-        bool seen[_KNOB_MAX + 16];
+        SeenKey seen[_KNOB_MAX + 32];
+        size_t n_seen;
 } Loader;
 
 enum {
-        KEY_XID = _KNOB_MAX, KEY_PCI_ID, KEY_SUBSYSTEM, KEY_PROFILES, KEY_REASON, KEY_REFERENCE, KEY_SKIP,
-        KEY_DMI_FIRST, /* + DmiField */
-};
-
-static const char *const dmi_keys[_DMI_FIELD_MAX] = {
-        [DMI_SYS_VENDOR] = "dmi-sys-vendor",
-        [DMI_PRODUCT_NAME] = "dmi-product-name",
-        [DMI_BOARD_VENDOR] = "dmi-board-vendor",
-        [DMI_BOARD_NAME] = "dmi-board-name",
+        KEY_PROFILES = _KNOB_MAX, KEY_REASON, KEY_REFERENCE, KEY_SKIP, KEY_MATCH,
 };
 
 static int key_index(const char *key) {
@@ -118,9 +47,7 @@ static int key_index(const char *key) {
                 const char *name;
                 int idx;
         } keys[] = {
-                { "xid", KEY_XID },       { "pci-id", KEY_PCI_ID },       { "subsystem", KEY_SUBSYSTEM },
-                { "profiles", KEY_PROFILES }, { "reason", KEY_REASON },   { "reference", KEY_REFERENCE },
-                { "skip", KEY_SKIP },
+                { "profiles", KEY_PROFILES }, { "reason", KEY_REASON }, { "reference", KEY_REFERENCE }, { "skip", KEY_SKIP },
         };
         KnobId k = knob_from_name(key);
 
@@ -129,9 +56,8 @@ static int key_index(const char *key) {
         for (size_t i = 0; i < ELEMENTSOF(keys); i++)
                 if (streq(key, keys[i].name))
                         return keys[i].idx;
-        for (int f = 0; f < _DMI_FIELD_MAX; f++)
-                if (streq(key, dmi_keys[f]))
-                        return KEY_DMI_FIRST + f;
+        if (match_key_canonical(key))
+                return KEY_MATCH;
         return -ENOENT;
 }
 
@@ -171,25 +97,6 @@ static int bad_word(WordCtx *c, const char *w, int r) {
         c->bad = c->badbuf;
         return r;
 }
-
-#define DEFINE_LIST_ADDER(fname, field, count, type, parse_expr)                       \
-        static int fname(const char *w, void *u) {                                     \
-                WordCtx *c = u;                                                        \
-                type v, *nv;                                                           \
-                int r = (parse_expr);                                                  \
-                if (r < 0)                                                             \
-                        return bad_word(c, w, r);                                      \
-                nv = reallocarray(c->q->field, c->q->count + 1, sizeof(type));        \
-                if (!nv)                                                               \
-                        return -ENOMEM;                                                \
-                c->q->field = nv;                                                      \
-                c->q->field[c->q->count++] = v;                                        \
-                return 0;                                                              \
-        }
-
-DEFINE_LIST_ADDER(add_xid, xids, n_xids, XidMatch, xid_match_parse(w, &v))
-DEFINE_LIST_ADDER(add_pci_id, pci_ids, n_pci_ids, IdMatch, id_match_parse(w, false, &v))
-DEFINE_LIST_ADDER(add_subsystem, subsystems, n_subsystems, IdMatch, id_match_parse(w, true, &v))
 
 static int add_profile(const char *w, void *u) {
         WordCtx *c = u;
@@ -244,7 +151,7 @@ static void on_quirk_line(void *userdata, const char *file, unsigned line, const
                 Quirk *nq;
                 l->current = -1;
                 l->last_key = NULL;
-                memset(l->seen, 0, sizeof(l->seen));
+                l->n_seen = 0;
                 if (!is_valid_id(section)) {
                         diag_add(d, file, line, "quirk id \"%s\" must be letters, digits, '-', '_' or '.', entry ignored", section);
                         return;
@@ -284,38 +191,32 @@ static void on_quirk_line(void *userdata, const char *file, unsigned line, const
                 l->last_key = NULL;
                 return;
         }
-        if (l->seen[idx]) {
-                diag_add(d, file, line, "\"%s\" given twice in [%s]", key, q->id);
-                return;
+        {
+                const char *canonical = idx == KEY_MATCH ? match_key_canonical(key) : key;
+                for (size_t i = 0; i < l->n_seen; i++)
+                        if (streq(l->seen[i].key, canonical)) {
+                                diag_add(d, file, line, "\"%s\" given twice in [%s] (first at line %u)", key, q->id,
+                                         l->seen[i].line);
+                                return;
+                        }
+                if (l->n_seen < ELEMENTSOF(l->seen)) {
+                        snprintf(l->seen[l->n_seen].key, sizeof(l->seen[l->n_seen].key), "%s", canonical);
+                        l->seen[l->n_seen++].line = line;
+                }
         }
-        l->seen[idx] = true;
         l->last_key = idx == KEY_REASON ? "reason" : idx == KEY_REFERENCE ? "reference" : NULL;
 
         if (idx < _KNOB_MAX) {
                 r = knob_parse_value(idx, value, &q->value[idx]);
-                if (r < 0)
-                        diag_add(d, file, line, "bad value \"%s\" for %s: %s", value, key,
-                                 r == -ERANGE ? "out of range" : knob_get(idx)->type == KNOB_TYPE_BOOL ? "expected on/off or 1/0" : "expected a decimal number");
-                else
+                if (r < 0) {
+                        char syntax[80];
+                        diag_add(d, file, line, "bad value \"%s\" for %s: %s%s", value, key,
+                                 r == -ERANGE ? "out of range, expected " : "expected ", knob_value_syntax(idx, syntax, sizeof(syntax)));
+                } else
                         q->set[idx] = true;
                 return;
         }
         switch (idx) {
-        case KEY_XID:
-                r = for_each_word(value, add_xid, &wc);
-                if (r < 0)
-                        diag_add(d, file, line, "bad xid \"%s\": expected VALUE/MASK in 3 hex digits each, like 3c0/7c8", wc.bad ?: value);
-                break;
-        case KEY_PCI_ID:
-                r = for_each_word(value, add_pci_id, &wc);
-                if (r < 0)
-                        diag_add(d, file, line, "bad pci-id \"%s\": expected vendor:device like 10ec:8168", wc.bad ?: value);
-                break;
-        case KEY_SUBSYSTEM:
-                r = for_each_word(value, add_subsystem, &wc);
-                if (r < 0)
-                        diag_add(d, file, line, "bad subsystem \"%s\": expected vendor:device or vendor:*", wc.bad ?: value);
-                break;
         case KEY_PROFILES:
                 r = for_each_word(value, add_profile, &wc);
                 if (r < 0)
@@ -337,11 +238,13 @@ static void on_quirk_line(void *userdata, const char *file, unsigned line, const
                 else
                         (void) append_text(&q->reference, value);
                 break;
-        default:
-                if (!*value)
-                        diag_add(d, file, line, "empty %s", key);
-                else
-                        q->dmi[idx - KEY_DMI_FIRST] = strdup(value);
+        case KEY_MATCH: {
+                char err[256];
+                r = match_parse(&q->match, key, value, err, sizeof(err));
+                if (r < 0)
+                        diag_add(d, file, line, "%s", r == -ENOMEM ? strerror(ENOMEM) : err);
+                break;
+        }
         }
 }
 
@@ -353,8 +256,8 @@ static void quirk_check(const Quirk *q, Diagnostics *d) {
                 any_knob = any_knob || q->set[k] || q->skip[k];
         for (int p = 0; p < _PROFILE_MAX; p++)
                 any_profile = any_profile || q->profiles[p];
-        if (q->n_xids == 0)
-                diag_add(d, q->file, q->line, "[%s] has no xid to match", q->id);
+        if (q->match.n_xids == 0)
+                diag_add(d, q->file, q->line, "[%s] has no xid to match (match-xid)", q->id);
         if (!any_profile)
                 diag_add(d, q->file, q->line, "[%s] names no profiles", q->id);
         if (!any_knob)
@@ -447,8 +350,8 @@ static void xid_set_of(const Quirk *q, XidSet *ret) {
         for (unsigned x = 0; x <= 0xfff; x++) {
                 if (x & ~0xfcfu)
                         continue; /* TxConfig bits 25:24 are never part of an XID */
-                for (size_t i = 0; i < q->n_xids; i++)
-                        if (xid_match_test(&q->xids[i], (uint16_t) x)) {
+                for (size_t i = 0; i < q->match.n_xids; i++)
+                        if (xid_match_test(&q->match.xids[i], (uint16_t) x)) {
                                 ret->w[x / 64] |= 1ull << (x % 64);
                                 break;
                         }
@@ -473,12 +376,13 @@ static bool scopes_overlap(const Quirk *a, const Quirk *b) {
                 profile = profile || (a->profiles[p] && b->profiles[p]);
         if (!profile)
                 return false;
-        if (!id_lists_overlap(a->pci_ids, a->n_pci_ids, b->pci_ids, b->n_pci_ids) ||
-            !id_lists_overlap(a->subsystems, a->n_subsystems, b->subsystems, b->n_subsystems))
+        if (!id_lists_overlap(a->match.pci_ids, a->match.n_pci_ids, b->match.pci_ids, b->match.n_pci_ids) ||
+            !id_lists_overlap(a->match.subsystems, a->match.n_subsystems, b->match.subsystems, b->match.n_subsystems))
                 return false;
         /* Two different literal DMI strings can never both match; globs might. */
         for (int f = 0; f < _DMI_FIELD_MAX; f++)
-                if (a->dmi[f] && b->dmi[f] && !has_glob(a->dmi[f]) && !has_glob(b->dmi[f]) && !streq(a->dmi[f], b->dmi[f]))
+                if (a->match.dmi[f] && b->match.dmi[f] && !has_glob(a->match.dmi[f]) && !has_glob(b->match.dmi[f]) &&
+                    !streq(a->match.dmi[f], b->match.dmi[f]))
                         return false;
         return true;
 }

@@ -260,8 +260,8 @@ void report_plan_text(FILE *f, const PlanReport *r) {
 
 static void quirk_match_text(const Quirk *q, char *buf, size_t size) {
         size_t n = 0;
-        for (size_t i = 0; i < q->n_xids && n < size; i++)
-                n += (size_t) snprintf(buf + n, size - n, "%s%03x/%03x", i ? " " : "", q->xids[i].value, q->xids[i].mask);
+        for (size_t i = 0; i < q->match.n_xids && n < size; i++)
+                n += (size_t) snprintf(buf + n, size - n, "%s%03x/%03x", i ? " " : "", q->match.xids[i].value, q->match.xids[i].mask);
 }
 
 void report_quirk_text(FILE *f, const Quirk *q) {
@@ -269,11 +269,11 @@ void report_quirk_text(FILE *f, const Quirk *q) {
 
         quirk_match_text(q, xids, sizeof(xids));
         fprintf(f, "[%s]  %s:%u\n  xid: %s\n", q->id, q->file, q->line, xids);
-        for (size_t i = 0; i < q->n_pci_ids; i++)
-                fprintf(f, "  pci-id: %04x:%04x\n", q->pci_ids[i].vendor, q->pci_ids[i].device);
+        for (size_t i = 0; i < q->match.n_pci_ids; i++)
+                fprintf(f, "  pci-id: %04x:%04x\n", q->match.pci_ids[i].vendor, q->match.pci_ids[i].device);
         for (int d = 0; d < _DMI_FIELD_MAX; d++)
-                if (q->dmi[d])
-                        fprintf(f, "  dmi %s: %s\n", dmi_field_to_string(d), q->dmi[d]);
+                if (q->match.dmi[d])
+                        fprintf(f, "  dmi %s: %s\n", dmi_field_to_string(d), q->match.dmi[d]);
         fputs("  profiles:", f);
         for (int p = 0; p < _PROFILE_MAX; p++)
                 if (q->profiles[p])

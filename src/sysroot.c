@@ -4,6 +4,7 @@
 #include <linux/openat2.h>
 #include <sys/syscall.h>
 
+#include "backend.h"
 #include "sysroot.h"
 
 struct Sysroot {
@@ -20,16 +21,15 @@ static const char *const readable[] = {
         "sys_vendor", "product_name", "product_version", "board_vendor", "board_name", "bios_version",
         "policy",
 };
-/* The only attributes r8169-tuned ever writes: the knobs (DESIGN §3). */
-static const char *const writable[] = {
-        "clkpm", "l0s_aspm", "l1_aspm", "l1_1_aspm", "l1_2_aspm", "l1_1_pcipm", "l1_2_pcipm",
-        "gro_flush_timeout", "napi_defer_hard_irqs",
-};
+/* The only attributes r8169-tuned ever writes: the knobs whose backend is a sysfs attribute. */
+static bool attr_writable(const char *attr) {
+        KnobId k = knob_from_name(attr);
+        return k >= 0 && knob_get(k)->backend->sysfs_dir;
+}
 
 bool sysroot_attr_allowed(const char *attr, bool write) {
-        for (size_t i = 0; i < ELEMENTSOF(writable); i++)
-                if (streq(attr, writable[i]))
-                        return true;
+        if (attr_writable(attr))
+                return true;
         if (write)
                 return false;
         for (size_t i = 0; i < ELEMENTSOF(readable); i++)

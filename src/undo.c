@@ -6,25 +6,19 @@
 #include <libgen.h>
 #include <sys/stat.h>
 
-#include "knob.h"
+#include "backend.h"
 #include "undo.h"
 
 #define UNDO_HEADER "# r8169-tuned undo journal 1"
 #define UNDO_MAX_FILE (256 * 1024)
 #define UNDO_MAX_ENTRIES 1024
 
-static const char *const kind_names[_UNDO_KIND_MAX] = {
-        [UNDO_LINK] = "link",
-        [UNDO_NETDEV] = "netdev",
-        [UNDO_COALESCE] = "coalesce",
-        [UNDO_FEATURE] = "feature",
-};
+/* The knob an entry belongs to: the journal's kinds and names are the backends' and knobs' own. */
+KnobId undo_entry_knob(KnobBackendId kind, const char *name) {
+        const KnobBackend *be = &knob_backends[kind];
+        KnobId k = be->by_feature ? knob_from_feature(name) : knob_from_name(name);
 
-static int undo_kind_from_string(const char *s) {
-        for (int i = 0; i < _UNDO_KIND_MAX; i++)
-                if (streq(s, kind_names[i]))
-                        return i;
-        return -EINVAL;
+        return k >= 0 && knob_get(k)->backend == be ? k : _KNOB_INVALID;
 }
 
 void undo_done(UndoJournal *j) {
@@ -50,22 +44,24 @@ static bool word_ok(const char *s) {
 /* "kind name original set": both values decimal; the name a knob or a kernel feature name. */
 static int parse_entry(const char *line, UndoEntry *ret) {
         char kind[16], name[ETH_GSTRING_LEN + 1], orig[24], set[24], extra[2];
+        const KnobBackend *be;
         UndoEntry e = {};
-        int k;
 
         if (sscanf(line, "%15s %32s %23s %23s %1s", kind, name, orig, set, extra) != 4)
                 return -EBADMSG;
-        k = undo_kind_from_string(kind);
-        if (k < 0 || strlen(name) >= ETH_GSTRING_LEN || !word_ok(name))
+        be = knob_backend_from_journal_kind(kind);
+        if (!be || strlen(name) >= ETH_GSTRING_LEN || !word_ok(name))
                 return -EBADMSG;
         if (parse_u64(orig, &e.original) < 0 || parse_u64(set, &e.set) < 0)
                 return -EBADMSG;
-        /* Every entry belongs to a knob: a feature no knob covers was never ours. */
-        if (k == UNDO_FEATURE ? knob_from_feature(name) < 0 : knob_from_name(name) < 0)
+        /* Every entry belongs to a knob of its kind: anything else was never ours. */
+        e.knob = undo_entry_knob(be->id, name);
+        if (e.knob < 0)
                 return -EBADMSG;
-        if (k == UNDO_FEATURE && (e.original > 1 || e.set > 1))
+        if (knob_get(e.knob)->type == KNOB_TYPE_BOOL ? e.original > 1 || e.set > 1
+                                                     : e.original > knob_get(e.knob)->max || e.set > knob_get(e.knob)->max)
                 return -EBADMSG;
-        e.kind = (UndoKind) k;
+        e.kind = be->id;
         memcpy(e.name, name, strlen(name) + 1);
         *ret = e;
         return 0;
@@ -103,7 +99,7 @@ int undo_parse(const char *text, size_t len, const char *path, UndoJournal *ret,
                         UndoEntry *ne;
                         if (undo_find(&j, e.kind, e.name)) {
                                 /* A duplicate can only come from outside: keep it, do not guess which is right. */
-                                diag_add(d, path, lineno, "second entry for %s %s kept as it is", kind_names[e.kind], e.name);
+                                diag_add(d, path, lineno, "second entry for %s %s kept as it is", knob_backends[e.kind].journal_kind, e.name);
                                 if (keep_raw(&j, p, n) < 0)
                                         goto nomem;
                                 goto next;
@@ -180,20 +176,23 @@ int undo_list(const char *state_dir, char ***ret_slots, size_t *n) {
         return 0;
 }
 
-UndoEntry *undo_find(UndoJournal *j, UndoKind kind, const char *name) {
+UndoEntry *undo_find(UndoJournal *j, KnobBackendId kind, const char *name) {
         for (size_t i = 0; i < j->n; i++)
                 if (j->entries[i].kind == kind && streq(j->entries[i].name, name))
                         return &j->entries[i];
         return NULL;
 }
 
-int undo_record(UndoJournal *j, UndoKind kind, const char *name, uint64_t original, uint64_t set) {
+int undo_record(UndoJournal *j, KnobBackendId kind, const char *name, uint64_t original, uint64_t set) {
         UndoEntry *e = undo_find(j, kind, name), *ne;
+        KnobId k = undo_entry_knob(kind, name);
 
         if (e) {
                 e->set = set; /* the first original stays */
                 return 0;
         }
+        if (k < 0)
+                return -EINVAL; /* the parser would refuse it: never write what cannot be read back */
         if (j->n >= UNDO_MAX_ENTRIES || strlen(name) >= ETH_GSTRING_LEN)
                 return -E2BIG;
         ne = reallocarray(j->entries, j->n + 1, sizeof(UndoEntry));
@@ -201,7 +200,7 @@ int undo_record(UndoJournal *j, UndoKind kind, const char *name, uint64_t origin
                 return -ENOMEM;
         j->entries = ne;
         e = &j->entries[j->n++];
-        *e = (UndoEntry) { .kind = kind, .original = original, .set = set };
+        *e = (UndoEntry) { .kind = kind, .knob = k, .original = original, .set = set };
         memcpy(e->name, name, strlen(name) + 1);
         return 0;
 }
@@ -253,7 +252,7 @@ int undo_save(UndoJournal *j) {
         if (j->ifname[0])
                 fprintf(f, "interface %s\n", j->ifname);
         for (size_t i = 0; i < j->n; i++)
-                fprintf(f, "%s %s %" PRIu64 " %" PRIu64 "\n", kind_names[j->entries[i].kind], j->entries[i].name,
+                fprintf(f, "%s %s %" PRIu64 " %" PRIu64 "\n", knob_backends[j->entries[i].kind].journal_kind, j->entries[i].name,
                         j->entries[i].original, j->entries[i].set);
         for (size_t i = 0; i < j->n_raw; i++)
                 fprintf(f, "%s\n", j->raw[i]);

@@ -8,7 +8,7 @@
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 
-#include "ethtool-nl.h"
+#include "backend.h"
 
 typedef struct Bit {
         const char *name;
@@ -86,14 +86,14 @@ static void test_truncated(void **state) {
 static void test_coalesce(void **state) {
         struct nl_msg *m = nlmsg_alloc();
         struct nlmsghdr *h;
-        EthtoolCoalesce c;
+        EthtoolAttrs c;
 
         genlmsg_put(m, 0, 1, 20, 0, 0, ETHTOOL_MSG_COALESCE_GET_REPLY, 1);
         nla_put_u32(m, ETHTOOL_A_COALESCE_RX_USECS, 50);
         nla_put_u32(m, ETHTOOL_A_COALESCE_TX_MAX_FRAMES, 0);
         nla_put_u8(m, ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX, 1);
         h = nlmsg_hdr(m);
-        assert_int_equal(ethtool_nl_parse_coalesce(h, h->nlmsg_len, &c), 0);
+        assert_int_equal(backend_parse_group_reply(&knob_backends[KNOB_BACKEND_COALESCE], h, h->nlmsg_len, &c), 0);
         assert_true(c.present[ETHTOOL_A_COALESCE_RX_USECS]);
         assert_int_equal(c.value[ETHTOOL_A_COALESCE_RX_USECS], 50);
         assert_true(c.present[ETHTOOL_A_COALESCE_TX_MAX_FRAMES]);

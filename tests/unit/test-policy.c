@@ -218,15 +218,15 @@ static XidMatch x541 = { 0x541, 0x7cf, true };
 
 static void setup_quirks(QuirkDb *db, Quirk *qs) {
         qs[0] = q_perf;
-        qs[0].xids = &x541;
-        qs[0].n_xids = 1;
+        qs[0].match.xids = &x541;
+        qs[0].match.n_xids = 1;
         qs[0].set[KNOB_CLKPM] = true;
         qs[0].value[KNOB_CLKPM] = 0;
         qs[0].set[KNOB_L1_2_ASPM] = true;
         qs[0].set[KNOB_L1_1_ASPM] = true;
         qs[1] = q_all;
-        qs[1].xids = &x541;
-        qs[1].n_xids = 1;
+        qs[1].match.xids = &x541;
+        qs[1].match.n_xids = 1;
         qs[1].set[KNOB_TSO] = true;
         qs[1].skip[KNOB_RX_USECS] = true;
         *db = (QuirkDb) { .quirks = qs, .n = 2 };
@@ -245,7 +245,7 @@ static void test_plan(void **state) {
         Quirk qs[2];
         QuirkDb db;
         Machine m = {};
-        ConfigDevice dev = { .name = "x", .match_interface = "enp*", .set = { [KNOB_CLKPM] = true },
+        ConfigDevice dev = { .name = "x", .match.interface = "enp*", .set = { [KNOB_CLKPM] = true },
                              .value = { [KNOB_CLKPM] = 1 }, .knob_origin = { [KNOB_CLKPM] = { "/etc/x.conf", 7 } } };
         Config cfg = { .devices = &dev, .n_devices = 1 };
         NicPlan p;
@@ -286,12 +286,12 @@ static void test_plan(void **state) {
         assert_ptr_equal(it->overridden.quirk, &qs[0]);
 
         /* a config section that does not match changes nothing */
-        dev.match_interface = "wl*";
+        dev.match.interface = "wl*";
         plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m }, &p);
         assert_int_equal(find_item(&p, KNOB_CLKPM)->why.kind, PROVENANCE_QUIRK);
 
         /* ignore = yes: nothing planned at all */
-        dev.match_interface = "enp1s0";
+        dev.match.interface = "enp1s0";
         dev.ignore = true;
         dev.ignore_origin = (Origin) { "/etc/x.conf", 3 };
         plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m }, &p);

@@ -16,21 +16,21 @@ static void test_round_trip(void **state) {
         assert_int_equal(undo_load(dir, "0000:01:00.0", &j, &d), 0); /* missing: empty */
         assert_int_equal(j.n, 0);
         strcpy(j.mac, "f4:93:9f:f0:a5:f5");
-        assert_int_equal(undo_record(&j, UNDO_LINK, "clkpm", 1, 0), 0);
-        assert_int_equal(undo_record(&j, UNDO_FEATURE, "tx-tcp-segmentation", 1, 0), 0);
-        assert_int_equal(undo_record(&j, UNDO_NETDEV, "gro_flush_timeout", 0, 20000), 0);
+        assert_int_equal(undo_record(&j, KNOB_BACKEND_LINK, "clkpm", 1, 0), 0);
+        assert_int_equal(undo_record(&j, KNOB_BACKEND_FEATURE, "tx-tcp-segmentation", 1, 0), 0);
+        assert_int_equal(undo_record(&j, KNOB_BACKEND_NETDEV, "gro_flush_timeout", 0, 20000), 0);
         /* A later record keeps the first original and updates what was set. */
-        assert_int_equal(undo_record(&j, UNDO_NETDEV, "gro_flush_timeout", 30000, 40000), 0);
+        assert_int_equal(undo_record(&j, KNOB_BACKEND_NETDEV, "gro_flush_timeout", 30000, 40000), 0);
         assert_int_equal(undo_save(&j), 0);
 
         assert_int_equal(undo_load(dir, "0000:01:00.0", &k, &d), 0);
         assert_int_equal(d.n, 0);
         assert_int_equal(k.n, 3);
         assert_string_equal(k.mac, "f4:93:9f:f0:a5:f5");
-        assert_int_equal(undo_find(&k, UNDO_NETDEV, "gro_flush_timeout")->original, 0);
-        assert_int_equal(undo_find(&k, UNDO_NETDEV, "gro_flush_timeout")->set, 40000);
-        assert_int_equal(undo_find(&k, UNDO_FEATURE, "tx-tcp-segmentation")->set, 0);
-        assert_null(undo_find(&k, UNDO_LINK, "tx-tcp-segmentation"));
+        assert_int_equal(undo_find(&k, KNOB_BACKEND_NETDEV, "gro_flush_timeout")->original, 0);
+        assert_int_equal(undo_find(&k, KNOB_BACKEND_NETDEV, "gro_flush_timeout")->set, 40000);
+        assert_int_equal(undo_find(&k, KNOB_BACKEND_FEATURE, "tx-tcp-segmentation")->set, 0);
+        assert_null(undo_find(&k, KNOB_BACKEND_LINK, "tx-tcp-segmentation"));
 
         /* Emptied: the file goes. */
         while (k.n)

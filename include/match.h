@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include "machine.h"
+#include "nic.h"
+
+/*
+ * One matcher for [device] sections of the configuration and for quirk
+ * entries, with one vocabulary: every key a section may use to say which NICs
+ * it is about starts with "match-" and means the same in both files. All
+ * conditions given must hold; a list matches when any of its words does.
+ */
+
+/* An XID match as the kernel's chip table writes it: value/mask. */
+typedef struct XidMatch {
+        uint16_t value, mask;
+        bool kernel_row; /* value/mask is a row of the kernel's chip table (set by xid_match_parse) */
+} XidMatch;
+
+int xid_match_parse(const char *s, XidMatch *ret);
+/*
+ * Whether a NIC's XID falls under value/mask as the kernel would decide: a
+ * value/mask that is a row of the kernel's table matches exactly the XIDs the
+ * kernel resolves to that row (first match: 3c0/7c8 is RTL_GIGA_MAC_VER_22
+ * only, not the 8168c variants above it); any other value/mask matches bitwise.
+ */
+bool xid_match_test(const XidMatch *m, uint16_t xid);
+
+typedef struct IdMatch {
+        uint16_t vendor, device;
+        bool any_device;
+} IdMatch;
+
+typedef struct NicMatch {
+        char *interface;            /* glob over interface names */
+        char *slot;                 /* PCI address, "0000:01:00.0" */
+        char *mac;                  /* permanent MAC, lower case */
+        char *chip;                 /* glob over the chip name */
+        XidMatch *xids;
+        size_t n_xids;
+        IdMatch *pci_ids;           /* vendor:device */
+        size_t n_pci_ids;
+        IdMatch *subsystems;        /* vendor:device or vendor:* */
+        size_t n_subsystems;
+        char *dmi[_DMI_FIELD_MAX];  /* globs */
+} NicMatch;
+
+void match_done(NicMatch *m);
+/*
+ * Parses one "match-…" line into m. -ENOENT: key is not a match key; -EINVAL
+ * or -ERANGE: a bad value, with the complaint (naming key as written) in err.
+ */
+int match_parse(NicMatch *m, const char *key, const char *value, char *err, size_t size);
+/* The canonical name of a match key ("xid" is the old spelling of "match-xid"), NULL if it is none. */
+const char *match_key_canonical(const char *key);
+bool match_is_empty(const NicMatch *m);
+bool match_test(const NicMatch *m, const Nic *n, const Machine *machine);
+/* The keys, for messages and the man page test: "match-interface, match-slot, …". */
+const char *match_keys_string(void);
