@@ -90,4 +90,5 @@ void backend_feature_reading(const EthtoolFeatures *f, KnobId id, KnobReading *r
  * its operations; the unit tests call it, so a row added without one fails.
  * -EINVAL with what is missing in why.
  */
-int backend_check_tables(char *why, size_t size);
+int backend_check_tables(const Knob *knobs, size_t n_knobs, const KnobBackend *backends, size_t n_backends, char *why,
+                         size_t size);

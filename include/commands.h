@@ -11,3 +11,4 @@ int cmd_quirks(const Options *o);
 int cmd_apply(const Options *o);
 int cmd_restore(const Options *o);
 int cmd_diagnose(const Options *o);
+int cmd_knobs(const Options *o);

@@ -32,6 +32,7 @@ typedef enum KnobId {
         KNOB_RX_FRAMES,
         KNOB_TX_USECS,
         KNOB_TX_FRAMES,
+        KNOB_EEE,
         KNOB_GRO_FLUSH_TIMEOUT,
         KNOB_NAPI_DEFER_HARD_IRQS,
         _KNOB_MAX,
@@ -43,6 +44,7 @@ typedef enum KnobBackendId {
         KNOB_BACKEND_FEATURE,  /* ethtool netlink FEATURES, by name pattern */
         KNOB_BACKEND_COALESCE, /* ethtool netlink COALESCE, one attribute per knob */
         KNOB_BACKEND_NETDEV,   /* <sysfs>/class/net/<if>/<name> */
+        KNOB_BACKEND_EEE,      /* ethtool netlink EEE, one attribute per knob */
         _KNOB_BACKEND_MAX,
         _KNOB_BACKEND_INVALID = -EINVAL,
 } KnobBackendId;

@@ -373,6 +373,12 @@ const KnobBackend knob_backends[_KNOB_BACKEND_MAX] = {
                 .sysfs_dir = "class/net/", .sysfs_by_ifname = true,
                 .read = sysfs_read, .expand = expand_by_knob, .read_items = sysfs_read_items, .write_items = sysfs_write_items,
         },
+        [KNOB_BACKEND_EEE] = {
+                .id = KNOB_BACKEND_EEE, .name = "ethtool-eee", .journal_kind = "eee", .words = { "off", "on" },
+                .drift_ntf = ETHTOOL_MSG_EEE_NTF, .get_cmd = ETHTOOL_MSG_EEE_GET, .set_cmd = ETHTOOL_MSG_EEE_SET,
+                .header_attr = ETHTOOL_A_EEE_HEADER,
+                .read = group_read, .expand = expand_by_knob, .read_items = group_read_items, .write_items = group_write_items,
+        },
 };
 
 const KnobBackend *knob_backend_from_journal_kind(const char *kind) {
@@ -387,9 +393,10 @@ void backend_read_all(Backend *b, const Nic *n, KnobReading out[_KNOB_MAX]) {
                 knob_backends[i].read(b, &knob_backends[i], n, out);
 }
 
-int backend_check_tables(char *why, size_t size) {
-        for (int i = 0; i < _KNOB_BACKEND_MAX; i++) {
-                const KnobBackend *be = &knob_backends[i];
+int backend_check_tables(const Knob *knobs, size_t n_knobs, const KnobBackend *backends, size_t n_backends, char *why,
+                         size_t size) {
+        for (int i = 0; i < (int) n_backends; i++) {
+                const KnobBackend *be = &backends[i];
                 if (be->id != i || !be->name || !be->journal_kind || !be->words[0] || !be->words[1] || !be->read ||
                     !be->expand || !be->read_items || !be->write_items) {
                         snprintf(why, size, "backend %d (%s): backend descriptor incomplete", i, be->name ?: "?");
@@ -400,10 +407,10 @@ int backend_check_tables(char *why, size_t size) {
                         return -EINVAL;
                 }
         }
-        for (int k = 0; k < _KNOB_MAX; k++) {
-                const Knob *knob = knob_get(k);
+        for (int k = 0; k < (int) n_knobs; k++) {
+                const Knob *knob = &knobs[k];
                 const KnobBackend *be = knob->backend;
-                if (!knob->name || !be || be < knob_backends || be >= knob_backends + _KNOB_BACKEND_MAX) {
+                if (!knob->name || !be || be < backends || be >= backends + n_backends) {
                         snprintf(why, size, "knob %d (%s): knob without a backend", k, knob->name ?: "?");
                         return -EINVAL;
                 }

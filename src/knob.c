@@ -10,6 +10,7 @@
 #define FEATURE (&knob_backends[KNOB_BACKEND_FEATURE])
 #define COALESCE (&knob_backends[KNOB_BACKEND_COALESCE])
 #define NETDEV (&knob_backends[KNOB_BACKEND_NETDEV])
+#define EEE (&knob_backends[KNOB_BACKEND_EEE])
 
 /*
  * Write order (the order column, {off, on}): link states are turned off deepest
@@ -44,6 +45,11 @@ static const Knob knobs[_KNOB_MAX] = {
         [KNOB_RX_FRAMES] = { "rx-frames", COALESCE, KNOB_TYPE_UINT, UINT32_MAX, .nl_attr = ETHTOOL_A_COALESCE_RX_MAX_FRAMES, .order = { 120, 120 }, .summary = "RX frames per interrupt" },
         [KNOB_TX_USECS]  = { "tx-usecs",  COALESCE, KNOB_TYPE_UINT, UINT32_MAX, .nl_attr = ETHTOOL_A_COALESCE_TX_USECS,      .order = { 120, 120 }, .summary = "TX interrupt delay (µs)" },
         [KNOB_TX_FRAMES] = { "tx-frames", COALESCE, KNOB_TYPE_UINT, UINT32_MAX, .nl_attr = ETHTOOL_A_COALESCE_TX_MAX_FRAMES, .order = { 120, 120 }, .summary = "TX frames per interrupt" },
+        /*
+         * r8169 supports EEE from RTL8168evl on, except RTL8402 and RTL8106e, which
+         * answer EOPNOTSUPP (rtl8169_get_eee(), rtl_supports_eee()).
+         */
+        [KNOB_EEE] = { "eee", EEE, KNOB_TYPE_BOOL, .nl_attr = ETHTOOL_A_EEE_ENABLED, .order = { 125, 125 }, .summary = "Energy-Efficient Ethernet (802.3az)" },
         /* Nanoseconds; kept to 32 bits so a value means the same on every architecture. */
         [KNOB_GRO_FLUSH_TIMEOUT] = { "gro_flush_timeout", NETDEV, KNOB_TYPE_UINT, UINT32_MAX, .order = { 130, 130 }, .summary = "GRO flush timeout (ns)" },
         /* 6.13 made it per NAPI and refuses values above S32_MAX (net/core/net-sysfs.c). */

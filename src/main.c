@@ -14,6 +14,7 @@ static void help(void) {
                "  plan [NIC...]     What apply would change, and why; changes nothing\n"
                "  check-config      Validate configuration and quirk files\n"
                "  quirks [NIC...]   The quirk database, or the entries matching these NICs\n"
+               "  knobs             Every knob r8169-tuned can set: backend, values, what it does\n"
                "  apply [NIC...]    Apply the plan, recording originals first\n"
                "  restore [NIC...]  Write back the originals r8169-tuned recorded\n"
                "  diagnose [NIC...] Everything a bug report needs, as Markdown (or --json)\n"
@@ -40,6 +41,7 @@ static const struct {
         { "plan", cmd_plan },
         { "check-config", cmd_check_config },
         { "quirks", cmd_quirks },
+        { "knobs", cmd_knobs },
         { "apply", cmd_apply },
         { "restore", cmd_restore },
         { "daemon", manager_run },

@@ -94,6 +94,25 @@ eq "coalesce: sg still applied" on "$(feature "$ns4" enp3s0 scatter-gather)"
 eq "coalesce: gro_flush_timeout still applied" 20000 "$(cat "$fx/sys/class/net/enp3s0/gro_flush_timeout")"
 run r8t_ns "$ns4" "$fx" restore
 
+### 3b. EEE on veth: the kernel answers EEE_GET with EOPNOTSUPP (veth has no get_eee), as r8169
+###     does for RTL8402 and RTL8106e. status says not-supported; an override is said once,
+###     nothing is journalled for it, and the rest of the plan is applied.
+run r8t_ns "$ns4" "$fx" --json status
+eq "eee: status not-supported" not-supported "$(jq -r '.nics[0].knobs.eee.status' <<<"$out")"
+eq "eee: the kernel's errno" "Operation not supported" "$(jq -r '.nics[0].knobs.eee.error' <<<"$out")"
+printf '[device e480]\nmatch-interface = enp3s0\neee = off\n' >"$TMP/eee.conf"
+run r8t_ns "$ns4" "$fx" --config "$TMP/eee.conf" --profile performance plan
+contains "eee: plan skips it" "skip     eee                   not-supported" "$out"
+ip netns exec "$ns4" ethtool -K enp3s0 sg off tso off >/dev/null
+run r8t_ns "$ns4" "$fx" --config "$TMP/eee.conf" --profile performance apply
+eq "eee: exit 1" 1 "$rc"
+eq "eee: said once" 1 "$(grep -c 'eee' <<<"$out")"
+contains "eee: clearly" "eee is not supported on this NIC (Operation not supported); off not applied ($TMP/eee.conf:3)" "$out"
+eq "eee: sg still applied" on "$(feature "$ns4" enp3s0 scatter-gather)"
+grep -q "^eee " "$STATE/0000:03:00.0" && fail "eee: nothing journalled for it" || ok
+run r8t_ns "$ns4" "$fx" restore
+eq "eee: restore after it" 0 "$rc"
+
 ### 5. Nothing outside the planned knobs of the planned NICs changes.
 fx=$(fixture lenovo-8168h)
 before=$(snapshot "$ns2" "$fx" enp1s0)

@@ -7,11 +7,16 @@
 #include "backend.h"
 #include "knob.h"
 #include "sysroot.h"
+#include "undo.h"
+#include <linux/ethtool_netlink.h>
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
 
 static void test_names_round_trip(void **state) {
         static const char *const expected[] = {
                 "clkpm", "l0s_aspm", "l1_aspm", "l1_1_aspm", "l1_2_aspm", "l1_1_pcipm", "l1_2_pcipm",
-                "tso", "sg", "gso", "gro", "tx", "rx", "rx-usecs", "rx-frames", "tx-usecs", "tx-frames",
+                "tso", "sg", "gso", "gro", "tx", "rx", "rx-usecs", "rx-frames", "tx-usecs", "tx-frames", "eee",
                 "gro_flush_timeout", "napi_defer_hard_irqs",
         };
         assert_int_equal(ELEMENTSOF(expected), _KNOB_MAX);
@@ -117,11 +122,141 @@ static void test_sysroot_allowlist(void **state) {
         assert_false(sysroot_attr_allowed("../vendor", false));
 }
 
+/* The shipped tables are complete; a row or descriptor with a piece missing is caught. */
+static void test_tables_complete(void **state) {
+        Knob knobs[_KNOB_MAX];
+        KnobBackend backends[_KNOB_BACKEND_MAX];
+        char why[256] = "";
+
+        assert_int_equal(backend_check_tables(knob_get(0), _KNOB_MAX, knob_backends, _KNOB_BACKEND_MAX, why, sizeof(why)), 0);
+
+#define BROKEN(mutation, needle)                                                                               \
+        do {                                                                                                   \
+                memcpy(knobs, knob_get(0), sizeof(knobs));                                                     \
+                memcpy(backends, knob_backends, sizeof(backends));                                             \
+                for (int i = 0; i < _KNOB_MAX; i++)                                                            \
+                        knobs[i].backend = &backends[knob_get(i)->backend->id];                                 \
+                mutation;                                                                                      \
+                assert_int_equal(backend_check_tables(knobs, _KNOB_MAX, backends, _KNOB_BACKEND_MAX, why,       \
+                                                      sizeof(why)), -EINVAL);                                  \
+                assert_non_null(strstr(why, needle));                                                          \
+        } while (0)
+
+        BROKEN(knobs[KNOB_EEE] = (Knob) {}, "without a backend");          /* a row left out of the table */
+        BROKEN(knobs[KNOB_EEE].backend = NULL, "without a backend");
+        BROKEN(backends[KNOB_BACKEND_EEE].write_items = NULL, "incomplete");
+        BROKEN(backends[KNOB_BACKEND_COALESCE].read = NULL, "incomplete");
+        BROKEN(backends[KNOB_BACKEND_LINK].journal_kind = NULL, "incomplete");
+        BROKEN(knobs[KNOB_EEE].nl_attr = 0, "without its attribute");
+        BROKEN(knobs[KNOB_TSO].pattern = NULL, "pattern");
+        BROKEN(knobs[KNOB_CLKPM].pattern = "x*", "pattern");
+        BROKEN(knobs[KNOB_GRO_FLUSH_TIMEOUT].max = 0, "maximum");
+        BROKEN(knobs[KNOB_RX_USECS].order[0] = knobs[KNOB_RX_USECS].order[1] = 0, "write order");
+#undef BROKEN
+}
+
+/* Every knob can be journalled under its backend's kind and is read back as that knob. */
+static void test_journal_covers_every_knob(void **state) {
+        char dir[] = "/tmp/r8t-journal.XXXXXX";
+        UndoJournal j = {}, back = {};
+        Diagnostics d = {};
+
+        assert_non_null(mkdtemp(dir));
+        assert_int_equal(undo_load(dir, "0000:01:00.0", &j, &d), 0);
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                const Knob *knob = knob_get(k);
+                char name[ETH_GSTRING_LEN];
+
+                snprintf(name, sizeof(name), "%s", knob->pattern ?: knob->name);
+                for (char *p = strchr(name, '*'); p; p = strchr(name, '*'))
+                        *p = 'x'; /* a kernel feature name the pattern covers */
+                assert_int_equal(undo_entry_knob(knob->backend->id, name), k);
+                assert_int_equal(undo_record(&j, knob->backend->id, name, 1, 0), 0);
+        }
+        assert_int_equal(undo_record(&j, KNOB_BACKEND_LINK, "tso", 1, 0), -EINVAL); /* not a link knob */
+        assert_int_equal(undo_save(&j), 0);
+        assert_int_equal(undo_load(dir, "0000:01:00.0", &back, &d), 0);
+        assert_int_equal(d.n, 0);
+        assert_int_equal(back.n_raw, 0);
+        assert_int_equal(back.n, _KNOB_MAX);
+        for (size_t i = 0; i < back.n; i++)
+                assert_int_equal(back.entries[i].knob, (int) i);
+        unlink(j.path);
+        rmdir(dir);
+        undo_done(&j);
+        undo_done(&back);
+}
+
+/* Reading every knob fills every reading, whatever the backend: nothing is planned from garbage. */
+static void test_read_all_covers_every_knob(void **state) {
+        char dir[] = "/tmp/r8t-root.XXXXXX";
+        Nic nic = { .slot = "0000:01:00.0" }; /* no interface, no link/ directory */
+        KnobReading r[_KNOB_MAX];
+        Sysroot *root;
+        Backend b;
+
+        assert_non_null(mkdtemp(dir));
+        assert_int_equal(sysroot_new(dir, &root), 0);
+        backend_init(&b, root);
+        memset(r, 0xa5, sizeof(r));
+        backend_read_all(&b, &nic, r);
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                assert_true(r[k].status >= 0 && r[k].status < _KNOB_STATUS_MAX);
+                assert_int_not_equal(r[k].status, KNOB_STATUS_OK);
+        }
+        assert_int_equal(r[KNOB_EEE].status, KNOB_STATUS_NO_INTERFACE);
+        assert_int_equal(r[KNOB_CLKPM].status, KNOB_STATUS_ABSENT);
+        backend_done(&b);
+        sysroot_free(root);
+        rmdir(dir);
+}
+
+/* The supported path of EEE, from a canned EEE_GET reply as r8169 on an RTL8168h sends it. */
+static void test_eee_reply(void **state) {
+        const KnobBackend *be = knob_get(KNOB_EEE)->backend;
+        struct nl_msg *m = nlmsg_alloc();
+        struct nlmsghdr *h;
+        EthtoolAttrs a;
+        char buf[KNOB_VALUE_MAX];
+        uint64_t v;
+
+        genlmsg_put(m, 0, 1, 20, 0, 0, ETHTOOL_MSG_EEE_GET_REPLY, 1);
+        nla_put_u8(m, ETHTOOL_A_EEE_ACTIVE, 1);
+        nla_put_u8(m, ETHTOOL_A_EEE_ENABLED, 1);
+        nla_put_u8(m, ETHTOOL_A_EEE_TX_LPI_ENABLED, 1);
+        nla_put_u32(m, ETHTOOL_A_EEE_TX_LPI_TIMER, 0);
+        h = nlmsg_hdr(m);
+        assert_int_equal(backend_parse_group_reply(be, h, h->nlmsg_len, &a), 0);
+        assert_true(a.present[ETHTOOL_A_EEE_ENABLED]);
+        assert_int_equal(a.value[ETHTOOL_A_EEE_ENABLED], 1);
+        assert_false(a.present[ETHTOOL_A_EEE_ACTIVE]);       /* not a knob: not read */
+        assert_false(a.present[ETHTOOL_A_EEE_TX_LPI_TIMER]); /* u32, not a knob */
+        nlmsg_free(m);
+
+        /* A u32 where the kernel sends a u8 is not taken for the flag. */
+        m = nlmsg_alloc();
+        genlmsg_put(m, 0, 1, 20, 0, 0, ETHTOOL_MSG_EEE_GET_REPLY, 1);
+        nla_put_u32(m, ETHTOOL_A_EEE_ENABLED, 1);
+        h = nlmsg_hdr(m);
+        assert_int_equal(backend_parse_group_reply(be, h, h->nlmsg_len, &a), 0);
+        assert_false(a.present[ETHTOOL_A_EEE_ENABLED]);
+        nlmsg_free(m);
+
+        assert_int_equal(knob_parse_value(KNOB_EEE, "off", &v), 0);
+        assert_int_equal(v, 0);
+        assert_string_equal(knob_format_value(KNOB_EEE, 1, buf, sizeof(buf)), "on");
+        assert_string_equal(knob_backend_to_string(be), "ethtool-eee");
+        assert_int_equal(be->drift_ntf, ETHTOOL_MSG_EEE_NTF);
+        assert_false(sysroot_attr_allowed("eee", true)); /* not a sysfs attribute */
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_names_round_trip), cmocka_unit_test(test_values),
                 cmocka_unit_test(test_status),           cmocka_unit_test(test_feature_patterns),
-                cmocka_unit_test(test_sysroot_allowlist),
+                cmocka_unit_test(test_sysroot_allowlist), cmocka_unit_test(test_tables_complete),
+                cmocka_unit_test(test_journal_covers_every_knob), cmocka_unit_test(test_read_all_covers_every_knob),
+                cmocka_unit_test(test_eee_reply),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
