@@ -2,8 +2,12 @@
 #pragma once
 
 #include <syslog.h>
+#include <systemd/sd-journal.h>
 
 #include "util.h"
+
+/* sd-journal.h defines sd_journal_closep(). */
+#define _cleanup_journal_ _cleanup_(sd_journal_closep)
 
 /* Where messages go: stderr for people, the journal (with structured fields) for the service. */
 typedef enum LogTarget {

@@ -3,9 +3,13 @@
 
 #include <netlink/attr.h>
 #include <netlink/handlers.h>
+#include <netlink/msg.h>
 #include <netlink/netlink.h>
 
 #include "util.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free);
+#define _cleanup_nlmsg_ _cleanup_(nlmsg_freep)
 
 /* libnl's -NLE_* codes stop here: the rest of the program sees negative errno. */
 int nle_to_errno(int nle);

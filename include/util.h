@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,6 +43,10 @@ static inline void fclosep(FILE **f) {
                 if (*p)                                         \
                         func(*p);                               \
         }
+
+/* One cleanup helper per owned type; the others are next to their types (config.h, quirks.h, undo.h, ...). */
+DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
+#define _cleanup_closedir_ _cleanup_(closedirp)
 
 static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
 static inline const char *yes_no(bool b) { return b ? "yes" : "no"; }

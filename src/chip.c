@@ -3,7 +3,7 @@
 
 #include "chip.h"
 
-/* kernel-facts §1.2 (r8169_main.c, 6.18); order is the kernel's, first match wins. */
+/* rtl_chip_infos[] of drivers/net/ethernet/realtek/r8169_main.c (6.18); order is the kernel's, first match wins. */
 static const ChipInfo chips[] = {
         { 0x7cf, 0x6c9, 80, "RTL8127A", "rtl8127a-1.fw" },
         { 0x7cf, 0x64a, 70, "RTL8126A", "rtl8126a-3.fw" },
@@ -115,7 +115,7 @@ const ChipInfo *chip_lookup(uint16_t xid, uint16_t pci_vendor, uint16_t pci_devi
         return c;
 }
 
-/* kernel-facts §1.3: rtl8169_pci_tbl of 6.18. 0 as subsystem means any. */
+/* rtl8169_pci_tbl[] of r8169_main.c (6.18). 0 as subsystem means any. */
 static const struct {
         uint16_t vendor, device, subsys_vendor, subsys_device;
 } pci_ids[] = {

@@ -56,7 +56,7 @@ static void aspm_policy(const Sysroot *root, char *buf, size_t size) {
 }
 
 static void read_journal(NicFacts *f) {
-        sd_journal *j = NULL;
+        _cleanup_journal_ sd_journal *j = NULL;
         char match[64];
         size_t n = 0;
 
@@ -65,7 +65,6 @@ static void read_journal(NicFacts *f) {
         snprintf(match, sizeof(match), "PCI_SLOT=%s", f->nic->slot);
         if (sd_journal_add_match(j, "SYSLOG_IDENTIFIER=r8169-tuned", 0) < 0 || sd_journal_add_match(j, match, 0) < 0 ||
             sd_journal_seek_tail(j) < 0) {
-                sd_journal_close(j);
                 return;
         }
         while (n < JOURNAL_LINES && sd_journal_previous(j) > 0) {
@@ -82,7 +81,6 @@ static void read_journal(NicFacts *f) {
                         break;
                 f->journal[n++] = line;
         }
-        sd_journal_close(j);
         /* Oldest first, as journalctl shows them. */
         for (size_t i = 0; i < n / 2; i++) {
                 char *t = f->journal[i];

@@ -184,7 +184,7 @@ static int strcmp_ptr(const void *a, const void *b) {
 }
 
 int conf_list_dir(const char *dir, char ***ret, size_t *n) {
-        DIR *d;
+        _cleanup_closedir_ DIR *d = NULL;
         char **v = NULL;
         size_t k = 0;
 
@@ -199,12 +199,10 @@ int conf_list_dir(const char *dir, char ***ret, size_t *n) {
                 if (de->d_name[0] == '.' || l < 6 || !streq(de->d_name + l - 5, ".conf"))
                         continue;
                 if (asprintf(&path, "%s/%s", dir, de->d_name) < 0 || strv_push(&v, &k, path) < 0) {
-                        closedir(d);
                         strv_free(v, k);
                         return -ENOMEM;
                 }
         }
-        closedir(d);
         if (k > 1)
                 qsort(v, k, sizeof(char *), strcmp_ptr);
         *ret = v;

@@ -319,24 +319,23 @@ EthtoolNl *ethtool_nl_free(EthtoolNl *e) {
 }
 
 static struct nl_msg *request_new(EthtoolNl *e, uint8_t cmd, uint16_t header_attr, const char *ifname) {
-        struct nl_msg *m = nlmsg_alloc();
+        _cleanup_nlmsg_ struct nl_msg *m = nlmsg_alloc();
         struct nlattr *h;
 
         if (!m)
                 return NULL;
         if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, e->family, 0, NLM_F_REQUEST, cmd, ETHTOOL_GENL_VERSION))
-                goto fail;
+                return NULL;
         h = nla_nest_start(m, header_attr);
         if (!h || nla_put_string(m, ETHTOOL_A_HEADER_DEV_NAME, ifname) < 0)
-                goto fail;
+                return NULL;
         nla_nest_end(m, h);
-        return m;
-fail:
-        nlmsg_free(m);
-        return NULL;
+        return TAKE_PTR(m);
 }
 
-static int transact(EthtoolNl *e, struct nl_msg *m, reply_parser parse, void *userdata, EthtoolError *err) {
+/* Sends m (taken over) and waits for the kernel's answer. */
+static int transact(EthtoolNl *e, struct nl_msg *request, reply_parser parse, void *userdata, EthtoolError *err) {
+        _cleanup_nlmsg_ struct nl_msg *m = request;
         Request req = { .err = err, .parse = parse, .userdata = userdata };
         struct nl_cb *cb;
         int r;
@@ -344,16 +343,14 @@ static int transact(EthtoolNl *e, struct nl_msg *m, reply_parser parse, void *us
         if (err)
                 *err = (EthtoolError) {};
         cb = nl_cb_alloc(NL_CB_CUSTOM);
-        if (!cb) {
-                nlmsg_free(m);
+        if (!cb)
                 return -ENOMEM;
-        }
         nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &req);
         nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &req);
         nl_cb_err(cb, NL_CB_CUSTOM, on_error, &req);
 
         r = nl_send_auto(e->sock, m);
-        nlmsg_free(m);
+        m = (nlmsg_free(m), NULL);
         if (r < 0) {
                 nl_cb_put(cb);
                 return nle_to_errno(r);
@@ -395,7 +392,7 @@ int ethtool_nl_features_set(EthtoolNl *e, const char *ifname, const char *const 
                             size_t n, EthtoolFeatures *ret_refused, EthtoolError *err) {
         EthtoolFeatures refused = {};
         struct nlattr *wanted, *bits;
-        struct nl_msg *m;
+        _cleanup_nlmsg_ struct nl_msg *m = NULL;
         int r;
 
         m = request_new(e, ETHTOOL_MSG_FEATURES_SET, ETHTOOL_A_FEATURES_HEADER, ifname);
@@ -405,19 +402,19 @@ int ethtool_nl_features_set(EthtoolNl *e, const char *ifname, const char *const 
         wanted = nla_nest_start(m, ETHTOOL_A_FEATURES_WANTED);
         bits = wanted ? nla_nest_start(m, ETHTOOL_A_BITSET_BITS) : NULL;
         if (!bits)
-                goto nomem;
+                return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 struct nlattr *bit = nla_nest_start(m, ETHTOOL_A_BITSET_BITS_BIT);
                 if (!bit || nla_put_string(m, ETHTOOL_A_BITSET_BIT_NAME, names[i]) < 0)
-                        goto nomem;
+                        return -ENOMEM;
                 if (values[i] && nla_put_flag(m, ETHTOOL_A_BITSET_BIT_VALUE) < 0)
-                        goto nomem;
+                        return -ENOMEM;
                 nla_nest_end(m, bit);
         }
         nla_nest_end(m, bits);
         nla_nest_end(m, wanted);
 
-        r = transact(e, m, features_set_reply_parse_nlh, &refused, err);
+        r = transact(e, TAKE_PTR(m), features_set_reply_parse_nlh, &refused, err);
         if (r < 0) {
                 ethtool_features_done(&refused);
                 return r;
@@ -427,9 +424,6 @@ int ethtool_nl_features_set(EthtoolNl *e, const char *ifname, const char *const 
         else
                 ethtool_features_done(&refused);
         return 0;
-nomem:
-        nlmsg_free(m);
-        return -ENOMEM;
 }
 
 int ethtool_nl_attrs_get(EthtoolNl *e, uint8_t cmd, uint16_t header_attr, const char *ifname,
@@ -450,19 +444,17 @@ int ethtool_nl_attrs_get(EthtoolNl *e, uint8_t cmd, uint16_t header_attr, const 
 
 int ethtool_nl_attrs_set(EthtoolNl *e, uint8_t cmd, uint16_t header_attr, const char *ifname, const uint16_t *attrs,
                          const uint8_t *widths, const uint32_t *values, size_t n, EthtoolError *err) {
-        struct nl_msg *m;
+        _cleanup_nlmsg_ struct nl_msg *m = NULL;
 
         m = request_new(e, cmd, header_attr, ifname);
         if (!m)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 int r = widths[i] == 1 ? nla_put_u8(m, attrs[i], (uint8_t) values[i]) : nla_put_u32(m, attrs[i], values[i]);
-                if (r < 0) {
-                        nlmsg_free(m);
+                if (r < 0)
                         return -ENOMEM;
-                }
         }
-        return transact(e, m, NULL, NULL, err);
+        return transact(e, TAKE_PTR(m), NULL, NULL, err);
 }
 
 typedef struct EthtoolMonitor {

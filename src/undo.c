@@ -153,7 +153,7 @@ int undo_load(const char *state_dir, const char *slot, UndoJournal *ret, Diagnos
 }
 
 int undo_list(const char *state_dir, char ***ret_slots, size_t *n) {
-        DIR *d = opendir(state_dir);
+        _cleanup_closedir_ DIR *d = opendir(state_dir);
         char **v = NULL;
         size_t k = 0;
 
@@ -165,12 +165,10 @@ int undo_list(const char *state_dir, char ***ret_slots, size_t *n) {
                 if (!pci_slot_valid(de->d_name))
                         continue;
                 if (strv_push(&v, &k, strdup(de->d_name)) < 0) {
-                        closedir(d);
                         strv_free(v, k);
                         return -ENOMEM;
                 }
         }
-        closedir(d);
         *ret_slots = v;
         *n = k;
         return 0;

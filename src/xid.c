@@ -57,7 +57,7 @@ int xid_from_regs_dump(const uint8_t *buf, size_t len, uint16_t *ret) {
 /*
  * (a) r8169's register dump is the first 256 bytes of its MMIO BAR, r8168's
  * the first 1024 with the MAC registers first: TxConfig is at 0x40 in both.
- * Needs CAP_NET_ADMIN (kernel-facts §2.1).
+ * Needs CAP_NET_ADMIN: the ethtool core checks it for ETHTOOL_GREGS (net/ethtool/ioctl.c).
  */
 static int xid_from_regs(Nic *n, uint16_t *ret) {
         _cleanup_free_ uint8_t *regs = NULL;
@@ -150,7 +150,7 @@ static int xid_from_log_file(Nic *n, const char *path, uint16_t *ret) {
 
 /* (b) from this boot's journal: journald tags r8169's netdev_info() lines with the PCI device. */
 static int xid_from_journal(Nic *n, uint16_t *ret) {
-        sd_journal *j = NULL;
+        _cleanup_journal_ sd_journal *j = NULL;
         sd_id128_t boot;
         char match[64];
         int r;
@@ -172,7 +172,6 @@ static int xid_from_journal(Nic *n, uint16_t *ret) {
         if (r >= 0)
                 r = sd_journal_seek_tail(j);
         if (r < 0) {
-                sd_journal_close(j);
                 note(n, "kernel-log: journal: %s", strerror(-r));
                 return r;
         }
@@ -197,7 +196,6 @@ static int xid_from_journal(Nic *n, uint16_t *ret) {
                         break;
                 }
         }
-        sd_journal_close(j);
         if (r < 0)
                 note(n, "kernel-log: no XID line for %s in this boot's journal", n->slot);
         return r;
