@@ -107,6 +107,35 @@ static void test_config_every_complaint(void **state) {
         diag_done(&d);
 }
 
+/* What editors and people do: a key or section given twice names both lines; lspci's slot form. */
+static void test_config_duplicates(void **state) {
+        const char *p = write_file("dup.conf",
+                                   "[global]\nprofile = performance\nprofile = powersave\n"   /* 2, 3 */
+                                   "[device a]\nmatch-slot = 01:00.0\nclkpm = 0\nclkpm = 1\n" /* 4-7 */
+                                   "[device a]\nmatch-xid = 541\nxid = 509\n");               /* 8-10 */
+        Diagnostics d = {};
+        Config c;
+        char want[128];
+
+        assert_int_equal(config_load(&c, p, true, &d), 0);
+        diag_print(&d, stderr);
+        snprintf(want, sizeof(want), "%s:3: profile given twice in [global] (first at line 2)", p);
+        assert_true(diag_has(&d, want));
+        snprintf(want, sizeof(want), "%s:7: clkpm given twice in [device a] (first at line 6)", p);
+        assert_true(diag_has(&d, want));
+        snprintf(want, sizeof(want), "%s:8: section [device a] given twice in this file (first at line 4)", p);
+        assert_true(diag_has(&d, want));
+        /* the old spelling is the same key */
+        snprintf(want, sizeof(want), "%s:10: match-xid given twice in [device a] (first at line 9)", p);
+        assert_true(diag_has(&d, want));
+        assert_int_equal(d.n, 4);
+        assert_string_equal(c.devices[0].match.slot, "0000:01:00.0");
+        assert_int_equal(c.devices[0].value[KNOB_CLKPM], 0); /* the first stays */
+        assert_int_equal(c.devices[1].match.n_xids, 1);
+        config_done(&c);
+        diag_done(&d);
+}
+
 static void test_config_dropins(void **state) {
         const char *main_conf = write_file("drop.conf", "[global]\nprofile = powersave\n");
         Diagnostics d = {};
@@ -324,7 +353,7 @@ static int teardown(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_config_ok),          cmocka_unit_test(test_config_every_complaint),
-                cmocka_unit_test(test_config_dropins),     cmocka_unit_test(test_quirk_complaints),
+                cmocka_unit_test(test_config_duplicates), cmocka_unit_test(test_config_dropins),     cmocka_unit_test(test_quirk_complaints),
                 cmocka_unit_test(test_quirk_override_dir),
                 cmocka_unit_test(test_xid_match_semantics), cmocka_unit_test(test_plan),
                 cmocka_unit_test(test_profile_resolve),
