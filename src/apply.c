@@ -159,12 +159,24 @@ static void apply_step(ApplyContext *ctx, const Nic *n, const PlanItem *const *i
                 return;
         }
 
+        /* What the journal held, to put back in memory if recording fails: a later save must not keep half of it. */
+        _cleanup_free_ UndoEntry *saved = j->n ? malloc(j->n * sizeof(UndoEntry)) : NULL;
+        size_t saved_n = j->n;
+        if (j->n && !saved)
+                r = -ENOMEM;
+        else if (saved)
+                memcpy(saved, j->entries, j->n * sizeof(UndoEntry));
         for (size_t i = 0; i < batch.n && r >= 0; i++) {
                 batch.items[i].existed = undo_find(j, be->id, batch.items[i].name) != NULL;
                 r = undo_record(j, be->id, batch.items[i].name, batch.items[i].original, batch.items[i].value);
         }
         if (r >= 0)
                 r = undo_save(j);
+        if (r < 0 && (saved || saved_n == 0)) {
+                free(j->entries);
+                j->entries = TAKE_PTR(saved);
+                j->n = saved_n;
+        }
         if (r < 0) {
                 for (size_t i = 0; i < n_items; i++) {
                         char old[KNOB_VALUE_MAX], want[KNOB_VALUE_MAX];
@@ -325,7 +337,7 @@ static void restore_entries(ApplyContext *ctx, const Nic *n, UndoJournal *j, con
 
                 if (all[b].n == 0)
                         continue;
-                (void) be->read_items(ctx->backend, be, n, &all[b], NULL, &err);
+                int rr = be->read_items(ctx->backend, be, n, &all[b], NULL, &err);
                 for (size_t i = 0; i < all[b].n; i++) {
                         KnobBatchItem *it = &all[b].items[i];
                         KnobId k = it->knob;
@@ -333,7 +345,7 @@ static void restore_entries(ApplyContext *ctx, const Nic *n, UndoJournal *j, con
 
                         fmt(k, it->value, orig);
                         fmt(k, it->set, set);
-                        if (it->error == -ENOENT && !items_are_knobs(k)) {
+                        if (rr >= 0 && it->error == -ENOENT && !items_are_knobs(k)) {
                                 undo_remove(j, undo_find(j, be->id, it->name)); /* this kernel has no such feature */
                         } else if (it->error < 0) {
                                 st->failed++;
@@ -398,11 +410,11 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
         snprintf(path, sizeof(path), "%s/%s", ctx->state_dir, n->slot);
         if (changes > 0 || (ctx->give_back && access(path, F_OK) >= 0)) {
                 r = journal_open(ctx, n, &j);
-                if (r < 0) {
+                if (r < 0 && changes > 0) {
                         st->failed += (unsigned) changes;
                         return r;
                 }
-                if (ctx->give_back && j.n > 0) {
+                if (r >= 0 && ctx->give_back && j.n > 0) {
                         ApplyStats given = *st;
                         restore_entries(ctx, n, &j, keep, st);
                         if (st->restored + st->left_alone + st->failed > given.restored + given.left_alone + given.failed)

@@ -36,6 +36,11 @@ static int id_match_parse(const char *s, bool allow_any, IdMatch *ret) {
         unsigned v, d;
         int n = 0;
 
+        /* Exactly "xxxx:xxxx" or "xxxx:*": sscanf's %x would also take a sign or 0x. */
+        for (size_t i = 0; s[i]; i++)
+                if (i == 4 ? s[i] != ':' : !(isxdigit((unsigned char) s[i]) || (allow_any && i == 5 && s[i] == '*')))
+                        return -EINVAL;
+
         if (allow_any && sscanf(s, "%4x:*%n", &v, &n) == 1 && n == 6 && strlen(s) == 6) {
                 *ret = (IdMatch) { (uint16_t) v, 0, true };
                 return 0;
@@ -171,15 +176,14 @@ static int add_id(IdMatch **list, size_t *count, const char *w, bool allow_any) 
 
 /* lspci prints "01:00.0" without the domain: that is domain 0000. */
 static int slot_normalize(const char *s, char buf[PCI_SLOT_LEN]) {
-        if (pci_slot_valid(s))
-                snprintf(buf, PCI_SLOT_LEN, "%s", s);
-        else if (strlen(s) == 7 && snprintf(buf, PCI_SLOT_LEN, "0000:%s", s) > 0 && pci_slot_valid(buf))
-                ;
-        else
+        size_t l = strlen(s);
+
+        if (l != 7 && l != 12)
                 return -EINVAL;
+        snprintf(buf, PCI_SLOT_LEN, "%s%s", l == 7 ? "0000:" : "", s);
         for (char *p = buf; *p; p++)
-                *p = (char) tolower((unsigned char) *p);
-        return 0;
+                *p = (char) tolower((unsigned char) *p); /* sysfs writes hex in lower case */
+        return pci_slot_valid(buf) ? 0 : -EINVAL;
 }
 
 int match_parse(NicMatch *m, const char *key, const char *value, char *err, size_t size) {

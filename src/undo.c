@@ -204,6 +204,8 @@ int undo_record(UndoJournal *j, KnobBackendId kind, const char *name, uint64_t o
 }
 
 void undo_remove(UndoJournal *j, UndoEntry *e) {
+        if (!e)
+                return;
         size_t i = (size_t) (e - j->entries);
         if (i >= j->n)
                 return;

@@ -136,6 +136,30 @@ static void test_config_duplicates(void **state) {
         diag_done(&d);
 }
 
+/* The matcher's value forms: what lspci and sysfs print is accepted, look-alikes are not. */
+static void test_match_forms(void **state) {
+        NicMatch m = {};
+        char err[256];
+
+        assert_int_equal(match_parse(&m, "match-slot", "0A:00.0", err, sizeof(err)), 0);
+        assert_string_equal(m.slot, "0000:0a:00.0");
+        assert_int_equal(match_parse(&m, "match-slot", "0000:0A:00.0", err, sizeof(err)), 0);
+        assert_string_equal(m.slot, "0000:0a:00.0");
+        assert_int_equal(match_parse(&m, "match-slot", "1:00.0", err, sizeof(err)), -EINVAL);
+        assert_int_equal(match_parse(&m, "match-pci-id", "10ec:8168 10ec:8136", err, sizeof(err)), 0);
+        assert_int_equal(m.n_pci_ids, 2);
+        assert_int_equal(match_parse(&m, "match-pci-id", "0x10:8168", err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, "bad match-pci-id \"0x10:8168\""));
+        assert_int_equal(match_parse(&m, "pci-id", "-1ec:8168", err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, "bad pci-id"));
+        assert_int_equal(match_parse(&m, "match-subsystem", "17aa:*", err, sizeof(err)), 0);
+        assert_true(m.subsystems[0].any_device);
+        assert_int_equal(match_parse(&m, "match-xid", "541 3c0/7c8", err, sizeof(err)), 0);
+        assert_int_equal(m.n_xids, 2);
+        assert_int_equal(match_parse(&m, "colour", "blue", err, sizeof(err)), -ENOENT);
+        match_done(&m);
+}
+
 static void test_config_dropins(void **state) {
         const char *main_conf = write_file("drop.conf", "[global]\nprofile = powersave\n");
         Diagnostics d = {};
@@ -353,7 +377,7 @@ static int teardown(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_config_ok),          cmocka_unit_test(test_config_every_complaint),
-                cmocka_unit_test(test_config_duplicates), cmocka_unit_test(test_config_dropins),     cmocka_unit_test(test_quirk_complaints),
+                cmocka_unit_test(test_config_duplicates), cmocka_unit_test(test_match_forms), cmocka_unit_test(test_config_dropins),     cmocka_unit_test(test_quirk_complaints),
                 cmocka_unit_test(test_quirk_override_dir),
                 cmocka_unit_test(test_xid_match_semantics), cmocka_unit_test(test_plan),
                 cmocka_unit_test(test_profile_resolve),
