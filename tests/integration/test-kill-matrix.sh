@@ -53,9 +53,11 @@ for mode in apply daemon; do
                 eq "$mode write $n: killed" 137 "$rc"
                 [[ "$(snapshot "$fx")" != "$before" ]] && ok || fail "$mode write $n: nothing had changed before the kill"
                 set +e
-                ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --state-dir "$TMP/$mode-state$n" restore >/dev/null 2>&1; rc=$?
+                journal=$(cat "$TMP/$mode-state$n/0000:01:00.0" 2>&1)
+                out=$(ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --state-dir "$TMP/$mode-state$n" restore 2>&1); rc=$?
                 set -e
                 eq "$mode write $n: restore exit" 0 "$rc"
+                [[ $rc == 0 ]] || printf 'journal before restore:\n%s\nrestore said:\n%s\n' "$journal" "$out" >&2
                 eq "$mode write $n: every original back" "$before" "$(snapshot "$fx")"
                 [[ ! -e "$TMP/$mode-state$n/0000:01:00.0" ]] && ok || fail "$mode write $n: journal cleared"
         done
