@@ -51,6 +51,8 @@ typedef struct Config {
  * main file is fine: the defaults apply. Every complaint goes to d.
  */
 int config_load(Config *c, const char *path, bool required, Diagnostics *d);
+/* Just this file, without its drop-ins (check-config FILE). */
+int config_load_file(Config *c, const char *path, Diagnostics *d);
 void config_done(Config *c);
 void config_defaults(Config *c);
 

@@ -32,6 +32,8 @@ typedef struct QuirkDb {
  * file in a later directory replaces a same-named one in an earlier directory.
  */
 int quirk_db_load(QuirkDb *db, const char *const *dirs, size_t n_dirs, Diagnostics *d);
+/* Exactly these files, in this order (check-config FILE...). */
+int quirk_db_load_files(QuirkDb *db, const char *const *files, size_t n, Diagnostics *d);
 void quirk_db_done(QuirkDb *db);
 /* Checks the database as a whole: duplicate ids, overlapping entries that contradict each other. */
 void quirk_db_lint(const QuirkDb *db, Diagnostics *d);

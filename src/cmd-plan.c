@@ -39,15 +39,51 @@ int cmd_check_config(const Options *o) {
         QuirkDb quirks;
         int ret;
 
+        size_t n_conf = 0;
+
         config_defaults(&config);
-        context_check_policy(o, &config, &quirks, &d);
+        quirks = (QuirkDb) {};
+        if (o->n_args > 0) {
+                /* Exactly the files named: a file in a quirks.d directory is a quirk file, any other configuration. */
+                _cleanup_free_ const char **qfiles = calloc((size_t) o->n_args, sizeof(char *));
+                size_t nq = 0;
+
+                if (!qfiles)
+                        return 1;
+                for (int i = 0; i < o->n_args; i++) {
+                        _cleanup_free_ char *copy = strdup(o->args[i]);
+                        const char *slash = copy ? strrchr(copy, '/') : NULL;
+                        bool quirk = false;
+
+                        if (slash) {
+                                *(char *) slash = '\0';
+                                const char *parent = strrchr(copy, '/');
+                                quirk = streq(parent ? parent + 1 : copy, "quirks.d");
+                        }
+                        if (quirk)
+                                qfiles[nq++] = o->args[i];
+                        else {
+                                Config one;
+                                (void) config_load_file(&one, o->args[i], &d);
+                                n_conf += one.n_files;
+                                config_done(&one);
+                        }
+                }
+                if (nq > 0) {
+                        (void) quirk_db_load_files(&quirks, qfiles, nq, &d);
+                        quirk_db_lint(&quirks, &d);
+                }
+        } else {
+                context_check_policy(o, &config, &quirks, &d);
+                n_conf = config.n_files;
+        }
         if (d.n > 0) {
                 diag_print(&d, stderr);
                 fprintf(stderr, "%zu problem%s found.\n", d.n, d.n == 1 ? "" : "s");
                 ret = 1;
         } else {
-                printf("OK: %zu configuration file%s, %zu quirk entr%s in %zu file%s.\n", config.n_files,
-                       config.n_files == 1 ? "" : "s", quirks.n, quirks.n == 1 ? "y" : "ies", quirks.n_files,
+                printf("OK: %zu configuration file%s, %zu quirk entr%s in %zu file%s.\n", n_conf,
+                       n_conf == 1 ? "" : "s", quirks.n, quirks.n == 1 ? "y" : "ies", quirks.n_files,
                        quirks.n_files == 1 ? "" : "s");
                 ret = 0;
         }

@@ -5,11 +5,11 @@
 
 int cmd_status(const Options *o) {
         _cleanup_free_ NicStatus *s = NULL;
+        _cleanup_free_ bool *selected = NULL;
+        size_t n = 0;
         Context c;
-        int r;
 
-        r = context_open(&c, o);
-        if (r < 0) {
+        if (context_open_selected(&c, o, false, &selected) < 0) {
                 context_done(&c);
                 return 1;
         }
@@ -19,11 +19,14 @@ int cmd_status(const Options *o) {
                 return 1;
         }
         for (size_t i = 0; i < c.nics.n; i++) {
-                s[i].nic = &c.nics.nics[i];
-                backend_read_all(&c.backend, s[i].nic, s[i].knobs);
+                if (!selected[i])
+                        continue;
+                s[n].nic = &c.nics.nics[i];
+                backend_read_all(&c.backend, s[n].nic, s[n].knobs);
+                n++;
         }
         if (o->json)
-                report_status_json(stdout, s, c.nics.n);
+                report_status_json(stdout, s, n);
         else if (c.nics.n == 0)
                 printf("No Realtek NIC found under %s.\n"
                        "To see what r8169-tuned reports on a real Realtek machine, try a fixture:\n"
@@ -31,7 +34,7 @@ int cmd_status(const Options *o) {
                        "  r8169-tuned --sysfs /tmp/fx/sys --kernel-log /tmp/fx/kernel.log status\n",
                        o->sysfs);
         else
-                report_status_text(stdout, s, c.nics.n);
+                report_status_text(stdout, s, n);
         context_done(&c);
         return 0;
 }

@@ -320,6 +320,12 @@ int config_load(Config *c, const char *path, bool required, Diagnostics *d) {
         return 0;
 }
 
+int config_load_file(Config *c, const char *path, Diagnostics *d) {
+        config_defaults(c);
+        parse_one(c, path, d);
+        return 0;
+}
+
 bool config_device_matches(const ConfigDevice *dev, const Nic *n, const Machine *m) {
         return match_test(&dev->match, n, m);
 }

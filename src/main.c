@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <getopt.h>
 #include <signal.h>
+#include <stdarg.h>
 
 #include "commands.h"
 #include "log.h"
 #include "manager.h"
 
 static void help(void) {
-        printf("Usage: r8169-tuned [OPTIONS] COMMAND [ARGS]\n\n"
-               "Finds Realtek NICs, identifies the chip and tunes the knobs it needs.\n\n"
+        printf("Usage: r8169-tuned [OPTIONS] [COMMAND] [ARGS] [OPTIONS]\n\n"
+               "Finds Realtek NICs, identifies the chip and tunes the knobs it needs.\n"
+               "Options may stand anywhere; \"--\" ends them. Without a command, status runs.\n"
+               "NIC is an interface name or a PCI slot (0000:01:00.0, or lspci's 01:00.0).\n\n"
                "Commands:\n"
-               "  status            Realtek NICs, their chip and the current value of every knob\n"
+               "  status [NIC...]   Realtek NICs, their chip and the current value of every knob\n"
                "  plan [NIC...]     What apply would change, and why; changes nothing\n"
-               "  check-config      Validate configuration and quirk files\n"
+               "  check-config [FILE...]  Validate configuration and quirk files (or just these)\n"
                "  quirks [NIC...]   The quirk database, or the entries matching these NICs\n"
                "  knobs             Every knob r8169-tuned can set: backend, values, what it does\n"
                "  apply [NIC...]    Apply the plan, recording originals first\n"
@@ -33,20 +36,40 @@ static void help(void) {
                "     --log-target TARGET  auto, journal or stderr\n");
 }
 
+typedef enum CommandArgs {
+        ARGS_NONE,
+        ARGS_NICS,
+        ARGS_FILES,
+} CommandArgs;
+
 static const struct {
         const char *name;
         int (*run)(const Options *o);
+        CommandArgs args;
+        bool json; /* accepts --json */
 } commands[] = {
-        { "status", cmd_status },
-        { "plan", cmd_plan },
-        { "check-config", cmd_check_config },
-        { "quirks", cmd_quirks },
-        { "knobs", cmd_knobs },
-        { "apply", cmd_apply },
-        { "restore", cmd_restore },
-        { "daemon", manager_run },
-        { "diagnose", cmd_diagnose },
+        { "status", cmd_status, ARGS_NICS, true },
+        { "plan", cmd_plan, ARGS_NICS, true },
+        { "check-config", cmd_check_config, ARGS_FILES, false },
+        { "quirks", cmd_quirks, ARGS_NICS, true },
+        { "knobs", cmd_knobs, ARGS_NONE, true },
+        { "apply", cmd_apply, ARGS_NICS, false },
+        { "restore", cmd_restore, ARGS_NICS, false },
+        { "daemon", manager_run, ARGS_NONE, false },
+        { "diagnose", cmd_diagnose, ARGS_NICS, true },
 };
+
+static int usage_error(const char *fmt, ...) _printf_(1, 2);
+static int usage_error(const char *fmt, ...) {
+        char msg[256];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        log_error("%s See r8169-tuned --help.", msg);
+        return 2;
+}
 
 int main(int argc, char *argv[]) {
         enum { ARG_VERSION = 0x100, ARG_JSON, ARG_SYSFS, ARG_KERNEL_LOG, ARG_LOG_LEVEL, ARG_CONFIG, ARG_QUIRKS, ARG_PROFILE, ARG_STATE_DIR,
@@ -72,7 +95,9 @@ int main(int argc, char *argv[]) {
         int c, level;
 
         log_open();
-        while ((c = getopt_long(argc, argv, "+h", options, NULL)) >= 0) {
+        /* Options anywhere on the line, as systemctl and networkctl take them; "--" ends them. */
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":h", options, NULL)) >= 0) {
                 switch (c) {
                 case 'h':
                         help();
@@ -137,16 +162,27 @@ int main(int argc, char *argv[]) {
                         log_set_max_level(level);
                         o.log_level = level;
                         break;
+                case ':':
+                        return usage_error("Option %s needs a value.", argv[optind - 1]);
                 default:
-                        return 2;
+                        return usage_error("Unknown option \"%s\".", argv[optind - 1]);
                 }
         }
         cmd = optind < argc ? argv[optind] : "status";
         o.args = argv + optind + (optind < argc);
         o.n_args = argc - optind - (optind < argc);
-        for (size_t i = 0; i < ELEMENTSOF(commands); i++)
-                if (streq(cmd, commands[i].name))
-                        return commands[i].run(&o);
-        log_error("Unknown command \"%s\". See r8169-tuned --help.", cmd);
-        return 2;
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++) {
+                if (!streq(cmd, commands[i].name))
+                        continue;
+                if (o.json && !commands[i].json) {
+                        log_error("%s has no --json output. See r8169-tuned --help.", cmd);
+                        return 2;
+                }
+                if (o.n_args > 0 && commands[i].args == ARGS_NONE) {
+                        log_error("%s takes no arguments (\"%s\" given). See r8169-tuned --help.", cmd, o.args[0]);
+                        return 2;
+                }
+                return commands[i].run(&o);
+        }
+        return usage_error("Unknown command \"%s\".", cmd);
 }

@@ -271,6 +271,8 @@ static void quirk_check(const Quirk *q, Diagnostics *d) {
                         diag_add(d, q->file, q->line, "[%s] both sets and skips %s", q->id, knob_get(k)->name);
 }
 
+static void db_parse(QuirkDb *db, char **all, size_t n_all, Diagnostics *d);
+
 int quirk_db_load(QuirkDb *db, const char *const *dirs, size_t n_dirs, Diagnostics *d) {
         char **all = NULL;
         size_t n_all = 0;
@@ -317,6 +319,12 @@ int quirk_db_load(QuirkDb *db, const char *const *dirs, size_t n_dirs, Diagnosti
                         all[j] = all[j - 1];
                         all[j - 1] = t;
                 }
+        db_parse(db, all, n_all, d);
+        return 0;
+}
+
+/* Parses the files (taken over) into db, in the order given. */
+static void db_parse(QuirkDb *db, char **all, size_t n_all, Diagnostics *d) {
         db->files = all;
         for (size_t i = 0; i < n_all; i++) {
                 Loader l = { .db = db, .current = -1, .first_of_file = db->n };
@@ -326,6 +334,19 @@ int quirk_db_load(QuirkDb *db, const char *const *dirs, size_t n_dirs, Diagnosti
                         quirk_check(&db->quirks[k], d);
         }
         db->n_files = n_all;
+}
+
+int quirk_db_load_files(QuirkDb *db, const char *const *files, size_t n, Diagnostics *d) {
+        char **all = NULL;
+        size_t n_all = 0;
+
+        *db = (QuirkDb) {};
+        for (size_t i = 0; i < n; i++)
+                if (strv_push(&all, &n_all, strdup(files[i])) < 0) {
+                        strv_free(all, n_all);
+                        return -ENOMEM;
+                }
+        db_parse(db, all, n_all, d);
         return 0;
 }
 
