@@ -7,10 +7,14 @@
 typedef struct Diagnostics {
         char **msgs;
         size_t n;
+        char **files;    /* per message, for diag_sort() */
+        unsigned *lines;
 } Diagnostics;
 
 void diag_add(Diagnostics *d, const char *file, unsigned line, const char *fmt, ...) _printf_(4, 5);
 void diag_done(Diagnostics *d);
+/* Line order within each file, files in the order they were first complained about. */
+void diag_sort(Diagnostics *d);
 void diag_print(const Diagnostics *d, FILE *f);
 
 /*

@@ -67,5 +67,10 @@ bool ifname_valid(const char *s);
 bool pci_slot_valid(const char *s);
 /* Reads a whole regular file from fd: -EBADF if it is not one, -EFBIG above max bytes. */
 int read_fd_bounded(int fd, size_t max, char **ret, size_t *ret_len);
+/*
+ * The candidate closest to word by edit distance, '-' and '_' counting as the
+ * same; NULL when none is close enough to be a typo of it. For "did you mean".
+ */
+const char *closest_word(const char *word, const char *const *candidates, size_t n);
 /* Escapes a string for a JSON document into a FILE. */
 void json_string(FILE *f, const char *s);

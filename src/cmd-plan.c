@@ -73,6 +73,7 @@ int cmd_check_config(const Options *o) {
                         (void) quirk_db_load_files(&quirks, qfiles, nq, &d);
                         quirk_db_lint(&quirks, &d);
                 }
+                diag_sort(&d);
         } else {
                 context_check_policy(o, &config, &quirks, &d);
                 n_conf = config.n_files;

@@ -206,7 +206,29 @@ static void on_key(Loader *l, unsigned line, const char *key, const char *value,
                         return;
                 }
         }
-        diag_add(d, l->file, line, "unknown key \"%s\" in [%s]", key, section_label);
+        {
+                const char *candidates[ELEMENTSOF(config_keys) + _KNOB_MAX + 16];
+                const char *mk = match_keys_string(), *guess;
+                char mbuf[512];
+                size_t n = 0;
+
+                for (size_t i = 0; i < ELEMENTSOF(config_keys); i++)
+                        if (config_keys[i].section == l->section)
+                                candidates[n++] = config_keys[i].key;
+                if (l->section == SECTION_DEVICE) {
+                        for (int i = 0; i < _KNOB_MAX; i++)
+                                candidates[n++] = knob_get(i)->name;
+                        snprintf(mbuf, sizeof(mbuf), "%s", mk);
+                        for (char *save = NULL, *w = strtok_r(mbuf, ", ", &save); w && n < ELEMENTSOF(candidates);
+                             w = strtok_r(NULL, ", ", &save))
+                                candidates[n++] = w;
+                }
+                guess = closest_word(key, candidates, n);
+                if (guess)
+                        diag_add(d, l->file, line, "unknown key \"%s\" in [%s]; did you mean \"%s\"?", key, section_label, guess);
+                else
+                        diag_add(d, l->file, line, "unknown key \"%s\" in [%s]", key, section_label);
+        }
 }
 
 static void on_section(Loader *l, const char *file, unsigned line, const char *section, Diagnostics *d) {

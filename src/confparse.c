@@ -11,6 +11,8 @@
 
 void diag_add(Diagnostics *d, const char *file, unsigned line, const char *fmt, ...) {
         char msg[512], *s;
+        unsigned *nl;
+        char **nf;
         va_list ap;
 
         va_start(ap, fmt);
@@ -21,12 +23,50 @@ void diag_add(Diagnostics *d, const char *file, unsigned line, const char *fmt, 
                         return;
         } else if (asprintf(&s, "%s: %s", file, msg) < 0)
                 return;
-        (void) strv_push(&d->msgs, &d->n, s);
+        nl = reallocarray(d->lines, d->n + 1, sizeof(unsigned));
+        if (nl)
+                d->lines = nl;
+        nf = reallocarray(d->files, d->n + 1, sizeof(char *));
+        if (nf)
+                d->files = nf;
+        if (!nl || !nf) {
+                free(s);
+                return;
+        }
+        d->files[d->n] = strdup(file);
+        d->lines[d->n] = line;
+        if (strv_push(&d->msgs, &d->n, s) < 0)
+                free(d->files[d->n]);
 }
 
 void diag_done(Diagnostics *d) {
+        strv_free(d->files, d->n);
+        free(d->lines);
         strv_free(d->msgs, d->n);
         *d = (Diagnostics) {};
+}
+
+void diag_sort(Diagnostics *d) {
+        /* Stable insertion sort: diagnostics are few. */
+        for (size_t i = 1; i < d->n; i++)
+                for (size_t j = i; j > 0; j--) {
+                        size_t fa = 0, fb = 0;
+                        /* the index of each file's first message */
+                        while (fa < j && !streq(d->files[fa] ?: "", d->files[j - 1] ?: ""))
+                                fa++;
+                        while (fb < j && !streq(d->files[fb] ?: "", d->files[j] ?: ""))
+                                fb++;
+                        if (fa < fb || (fa == fb && d->lines[j - 1] <= d->lines[j]))
+                                break;
+                        char *m = d->msgs[j], *f = d->files[j];
+                        unsigned l = d->lines[j];
+                        d->msgs[j] = d->msgs[j - 1];
+                        d->files[j] = d->files[j - 1];
+                        d->lines[j] = d->lines[j - 1];
+                        d->msgs[j - 1] = m;
+                        d->files[j - 1] = f;
+                        d->lines[j - 1] = l;
+                }
 }
 
 void diag_print(const Diagnostics *d, FILE *f) {
@@ -110,33 +150,55 @@ static char *reader_next(char *str, int num, void *stream) {
                          CONF_MAX_LINE);
                 return str;
         }
-        /* Classify, as inih will, so that what it cannot parse gets a precise complaint. */
+        /*
+         * Classify the line and hand inih exactly what we classified, so that the
+         * two can never read a line differently: a section header without its
+         * indentation or trailing comment, a value without its inline comment.
+         */
         const char *s = p;
         while (s < p + keep && isspace((unsigned char) *s))
                 s++;
-        size_t rest = (size_t) (p + keep - s);
+        size_t rest = (size_t) (p + keep - s), out;
         if (rest == 0 || *s == '#' || *s == ';') {
-                /* blank or comment */
+                return str; /* blank or comment */
         } else if (*s == '[') {
-                if (p[keep - 1] != ']' || rest < 3) {
+                const char *close = memchr(s, ']', rest);
+                const char *after = close ? close + 1 : NULL;
+                while (after && after < p + keep && isspace((unsigned char) *after))
+                        after++;
+                /* "[device office]   ; why" is a header with a comment, as inih itself reads it. */
+                if (!close || close - s < 2 || (after < p + keep && *after != '#' && *after != ';')) {
                         diag_add(r->diag, r->file, r->line, "section header must be \"[name]\", ignored");
                         r->in_section_or_key = false;
+                        r->section[0] = '\0';
                         return str;
                 }
-                snprintf(r->section, sizeof(r->section), "%.*s", (int) (rest - 2), s + 1);
+                snprintf(r->section, sizeof(r->section), "%.*s", (int) (close - s - 1), s + 1);
                 r->handler(r->userdata, r->file, r->line, r->section, NULL, NULL, false, r->diag);
                 r->in_section_or_key = true;
-        } else if (s != p && r->in_section_or_key) {
-                /* indented: continues the previous value (inih's multi-line values) */
-                r->continuation = true;
-        } else if (!memchr(s, '=', rest)) {
-                diag_add(r->diag, r->file, r->line, "expected \"key = value\" or \"[section]\", ignored");
-                return str;
-        } else
-                r->in_section_or_key = true;
-        memcpy(str, p, keep);
-        str[keep] = '\n';
-        str[keep + 1] = '\0';
+                out = (size_t) (close - s + 1);
+                memcpy(str, s, out);
+        } else {
+                if (s != p && r->in_section_or_key)
+                        r->continuation = true; /* indented: continues the previous value (inih's multi-line values) */
+                else if (!memchr(s, '=', rest)) {
+                        diag_add(r->diag, r->file, r->line, "expected \"key = value\" or \"[section]\", ignored");
+                        return str;
+                } else
+                        r->in_section_or_key = true;
+                /* An inline comment starts with # or ; after white space (r8169-tuned.conf(5)). */
+                out = keep;
+                for (const char *c = s + 1; c < p + keep; c++)
+                        if ((*c == '#' || *c == ';') && isspace((unsigned char) c[-1])) {
+                                out = (size_t) (c - p);
+                                break;
+                        }
+                while (out > 0 && isspace((unsigned char) p[out - 1]))
+                        out--;
+                memcpy(str, p, out);
+        }
+        str[out] = '\n';
+        str[out + 1] = '\0';
         return str;
 }
 
@@ -174,6 +236,9 @@ int conf_parse_file(const char *path, conf_handler h, void *userdata, Diagnostic
                 return k;
         }
         r = (Reader) { .file = path, .buf = buf, .pos = buf, .end = buf + len, .handler = h, .userdata = userdata, .diag = d };
+        /* A UTF-8 byte-order mark, as Notepad writes one, is not part of the first line. */
+        if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+                r.pos += 3;
         /* Our reader already reported every line inih could trip over. */
         (void) ini_parse_stream(reader_next, &r, ini_on_value, &r);
         return 0;

@@ -43,6 +43,7 @@ void context_check_policy(const Options *o, Config *config, QuirkDb *quirks, Dia
         quirk_db_lint(quirks, d);
         if (quirks->n_files == 0)
                 diag_add(d, dirs[0], 0, "no quirk files found (is r8169-tuned installed? --quirks DIR names another place)");
+        diag_sort(d);
 }
 
 int context_read_policy(const Options *o, Config *config, QuirkDb *quirks) {

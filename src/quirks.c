@@ -187,7 +187,21 @@ static void on_quirk_line(void *userdata, const char *file, unsigned line, const
 
         idx = key_index(key);
         if (idx < 0) {
-                diag_add(d, file, line, "unknown key \"%s\"", key);
+                const char *candidates[_KNOB_MAX + 24] = { "profiles", "reason", "reference", "skip" }, *guess;
+                char mbuf[512];
+                size_t nc = 4;
+
+                for (int i = 0; i < _KNOB_MAX; i++)
+                        candidates[nc++] = knob_get(i)->name;
+                snprintf(mbuf, sizeof(mbuf), "%s", match_keys_string());
+                for (char *save = NULL, *w = strtok_r(mbuf, ", ", &save); w && nc < ELEMENTSOF(candidates);
+                     w = strtok_r(NULL, ", ", &save))
+                        candidates[nc++] = w;
+                guess = closest_word(key, candidates, nc);
+                if (guess)
+                        diag_add(d, file, line, "unknown key \"%s\"; did you mean \"%s\"?", key, guess);
+                else
+                        diag_add(d, file, line, "unknown key \"%s\"", key);
                 l->last_key = NULL;
                 return;
         }

@@ -150,3 +150,40 @@ int read_fd_bounded(int fd, size_t max, char **ret, size_t *ret_len) {
         *ret_len = n;
         return 0;
 }
+
+static bool same_char(char a, char b) {
+        return a == b || ((a == '-' || a == '_') && (b == '-' || b == '_'));
+}
+
+static size_t edit_distance(const char *a, const char *b) {
+        size_t la = strlen(a), lb = strlen(b), prev[65], cur[65];
+
+        if (la > 64 || lb > 64)
+                return SIZE_MAX;
+        for (size_t j = 0; j <= lb; j++)
+                prev[j] = j;
+        for (size_t i = 1; i <= la; i++) {
+                cur[0] = i;
+                for (size_t j = 1; j <= lb; j++) {
+                        size_t sub = prev[j - 1] + !same_char(a[i - 1], b[j - 1]);
+                        size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+                        cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+                }
+                memcpy(prev, cur, sizeof(size_t) * (lb + 1));
+        }
+        return prev[lb];
+}
+
+const char *closest_word(const char *word, const char *const *candidates, size_t n) {
+        size_t best = SIZE_MAX, limit = strlen(word) / 3 + 1;
+        const char *found = NULL;
+
+        for (size_t i = 0; i < n; i++) {
+                size_t dist = edit_distance(word, candidates[i]);
+                if (dist < best) {
+                        best = dist;
+                        found = candidates[i];
+                }
+        }
+        return best <= limit ? found : NULL;
+}
