@@ -25,6 +25,7 @@ typedef enum PlanAction {
         PLAN_KEEP,     /* already as desired */
         PLAN_SKIP,     /* cannot be read here (unsupported, absent, no interface): nothing to do */
         PLAN_EXCLUDED, /* a quirk says the driver refuses it: not planned */
+        PLAN_HELD_BACK, /* a fix of another profile (performance, on battery): not planned, said with how to get it */
         _PLAN_ACTION_MAX,
 } PlanAction;
 
@@ -47,6 +48,8 @@ typedef struct NicPlan {
         Origin ignored_by;
         PlanItem items[_KNOB_MAX];
         size_t n;
+        PlanItem held[_KNOB_MAX];   /* PLAN_HELD_BACK: fixes of the performance profile not applied */
+        size_t n_held;
 } NicPlan;
 
 typedef struct PlanInput {
@@ -56,6 +59,7 @@ typedef struct PlanInput {
         const Config *config;
         Profile profile;            /* resolved: performance or powersave */
         const Machine *machine;
+        bool show_held_back;        /* also list what the performance profile would change */
 } PlanInput;
 
 /*

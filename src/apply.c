@@ -462,6 +462,7 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
                         apply_step(ctx, n, step, n_step, &j, st);
                         break;
                 case PLAN_EXCLUDED:
+                case PLAN_HELD_BACK:
                 case _PLAN_ACTION_MAX:
                         break;
                 }

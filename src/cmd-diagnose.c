@@ -112,6 +112,13 @@ static const PlanItem *plan_item(const NicPlan *p, KnobId k) {
         return NULL;
 }
 
+static const PlanItem *held_item(const NicPlan *p, KnobId k) {
+        for (size_t i = 0; i < p->n_held; i++)
+                if (p->held[i].knob == k)
+                        return &p->held[i];
+        return NULL;
+}
+
 static const char *current_text(KnobId k, const KnobReading *r, char *buf, size_t size) {
         if (r->status != KNOB_STATUS_OK)
                 return knob_status_to_string(r->status);
@@ -175,11 +182,14 @@ static void markdown(FILE *out, Context *c, const char *kernel, const char *poli
 
                 fprintf(out, "\n### Knobs\n\n| knob | current | desired | why |\n|---|---|---|---|\n");
                 for (int k = 0; k < _KNOB_MAX; k++) {
-                        const PlanItem *it = plan_item(&f->plan, k);
-                        char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], why[600];
+                        const PlanItem *it = plan_item(&f->plan, k), *held = held_item(&f->plan, k);
+                        char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], why[600], hb[64] = "-";
+                        if (held)
+                                snprintf(hb, sizeof(hb), "held back: %s", knob_format_value(k, held->desired, des, sizeof(des)));
                         fprintf(out, "| %s | %s | %s | %s |\n", knob_get(k)->name, current_text(k, &f->current[k], cur, sizeof(cur)),
-                                !it ? "-" : it->action == PLAN_EXCLUDED ? "not touched" : knob_format_value(k, it->desired, des, sizeof(des)),
-                                it ? plan_provenance_string(&it->why, why, sizeof(why)) : "");
+                                !it ? hb : it->action == PLAN_EXCLUDED ? "not touched" : knob_format_value(k, it->desired, des, sizeof(des)),
+                                it ? plan_provenance_string(&it->why, why, sizeof(why)) :
+                                held ? plan_provenance_string(&held->why, why, sizeof(why)) : "");
                 }
                 if (f->plan.ignored)
                         fprintf(out, "\nIgnored by %s:%u.\n", f->plan.ignored_by.file, f->plan.ignored_by.line);
@@ -251,6 +261,11 @@ static void json(FILE *out, Context *c, const char *kernel, const char *policy, 
                         json_string(out, it && it->action != PLAN_EXCLUDED ? knob_format_value(k, it->desired, des, sizeof(des)) : NULL);
                         fputs(",\"why\":", out);
                         json_string(out, it ? plan_provenance_string(&it->why, why, sizeof(why)) : NULL);
+                        fputs(",\"held_back\":", out);
+                        {
+                                const PlanItem *held = held_item(&f->plan, k);
+                                json_string(out, held ? knob_format_value(k, held->desired, des, sizeof(des)) : NULL);
+                        }
                         fputc('}', out);
                 }
                 fputs("},\"statistics\":", out);

@@ -112,7 +112,7 @@ int context_select(Context *c, char **args, int n_args, bool *selected) {
 void context_plan_nic(Context *c, const Nic *n, KnobReading current[_KNOB_MAX], NicPlan *ret) {
         backend_read_all(&c->backend, n, current);
         plan_nic(&(PlanInput) { .nic = n, .current = current, .quirks = &c->quirks, .config = &c->config,
-                                .profile = c->profile, .machine = &c->machine },
+                                .profile = c->profile, .machine = &c->machine, .show_held_back = true },
                  ret);
 }
 

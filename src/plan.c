@@ -6,6 +6,7 @@ static const char *const action_names[_PLAN_ACTION_MAX] = {
         [PLAN_KEEP] = "keep",
         [PLAN_SKIP] = "skip",
         [PLAN_EXCLUDED] = "excluded",
+        [PLAN_HELD_BACK] = "held-back",
 };
 
 const char *plan_action_to_string(PlanAction a) { return a < _PLAN_ACTION_MAX ? action_names[a] : NULL; }
@@ -102,6 +103,36 @@ void plan_nic(const PlanInput *in, NicPlan *ret) {
                         it->action = PLAN_KEEP;
                 else
                         it->action = PLAN_CHANGE;
+        }
+
+        /*
+         * What the profile holds back: fixes of the performance profile (on battery,
+         * balanced resolves to powersave) that would change this NIC. Not applied,
+         * but shown, so that the fix for exactly this machine is not invisible.
+         */
+        for (size_t i = 0; in->show_held_back && in->profile == PROFILE_POWERSAVE && in->quirks && i < in->quirks->n; i++) {
+                const Quirk *q = &in->quirks->quirks[i];
+                if (!q->profiles[PROFILE_PERFORMANCE] || !quirk_matches(q, in->nic, in->machine))
+                        continue;
+                for (int k = 0; k < _KNOB_MAX; k++) {
+                        bool dup = false;
+
+                        if (!q->set[k] || set[k] || skip[k])
+                                continue;
+                        if (in->current[k].status != KNOB_STATUS_OK ||
+                            (in->current[k].value == q->value[k] && !in->current[k].partial))
+                                continue; /* nothing it would change here */
+                        for (size_t j = 0; j < ret->n_held; j++)
+                                if (ret->held[j].knob == k) {
+                                        ret->held[j].desired = q->value[k]; /* later entries refine earlier ones */
+                                        ret->held[j].why = (Provenance) { PROVENANCE_QUIRK, q, {} };
+                                        dup = true;
+                                }
+                        if (!dup)
+                                ret->held[ret->n_held++] = (PlanItem) { .knob = k, .action = PLAN_HELD_BACK, .desired = q->value[k],
+                                                                        .current = in->current[k],
+                                                                        .why = { PROVENANCE_QUIRK, q, {} } };
+                }
         }
 
         /* Stable insertion sort by the knob table's write order: the order apply writes in. */

@@ -165,6 +165,41 @@ static const char *reading_string(KnobId k, const KnobReading *r, char *buf, siz
         return knob_format_value(k, r->value, buf, size);
 }
 
+static void plan_item_json(FILE *f, const PlanItem *it, bool comma, const char *because) {
+        char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX];
+
+        if (comma)
+                fputc(',', f);
+        fputc('{', f);
+        json_kv_str(f, "knob", knob_get(it->knob)->name, true);
+        json_kv_str(f, "action", plan_action_to_string(it->action), true);
+        json_kv_str(f, "current", reading_string(it->knob, &it->current, cur, sizeof(cur)), true);
+        if (it->current.status != KNOB_STATUS_OK)
+                json_kv_str(f, "current_status", knob_status_to_string(it->current.status), true);
+        if (because)
+                json_kv_str(f, "because", because, true);
+        json_kv_str(f, "desired", it->action == PLAN_EXCLUDED ? NULL : knob_format_value(it->knob, it->desired, des, sizeof(des)),
+                    true);
+        provenance_json(f, &it->why);
+        if (it->overrides) {
+                fputs(",\"overrides\":{", f);
+                provenance_json(f, &it->overridden);
+                if (it->overridden.quirk && it->overridden.quirk->set[it->knob])
+                        fprintf(f, ",\"value\":\"%s\"", knob_format_value(it->knob, it->overridden_value, des, sizeof(des)));
+                fputc('}', f);
+        }
+        fputc('}', f);
+}
+
+/* Why a fix of the performance profile is not applied: "performance profile only; on battery". */
+static const char *held_back_because(const PlanReport *r, char *buf, size_t size) {
+        if (r->configured == PROFILE_BALANCED)
+                snprintf(buf, size, "performance profile only; on battery, balanced uses powersave");
+        else
+                snprintf(buf, size, "performance profile only; profile %s", profile_to_string(r->configured));
+        return buf;
+}
+
 void report_plan_json(FILE *f, const PlanReport *r) {
         fputs("{", f);
         json_kv_str(f, "profile", profile_to_string(r->profile), true);
@@ -181,28 +216,13 @@ void report_plan_json(FILE *f, const PlanReport *r) {
                 if (p->ignored)
                         fprintf(f, "\"ignored_by\":\"%s:%u\",", p->ignored_by.file, p->ignored_by.line);
                 fputs("\"items\":[", f);
-                for (size_t j = 0; j < p->n; j++) {
-                        const PlanItem *it = &p->items[j];
-                        char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX];
-                        if (j)
-                                fputc(',', f);
-                        fputc('{', f);
-                        json_kv_str(f, "knob", knob_get(it->knob)->name, true);
-                        json_kv_str(f, "action", plan_action_to_string(it->action), true);
-                        json_kv_str(f, "current", reading_string(it->knob, &it->current, cur, sizeof(cur)), true);
-                        if (it->current.status != KNOB_STATUS_OK)
-                                json_kv_str(f, "current_status", knob_status_to_string(it->current.status), true);
-                        json_kv_str(f, "desired", it->action == PLAN_EXCLUDED ? NULL :
-                                    knob_format_value(it->knob, it->desired, des, sizeof(des)), true);
-                        provenance_json(f, &it->why);
-                        if (it->overrides) {
-                                fputs(",\"overrides\":{", f);
-                                provenance_json(f, &it->overridden);
-                                if (it->overridden.quirk && it->overridden.quirk->set[it->knob])
-                                        fprintf(f, ",\"value\":\"%s\"", knob_format_value(it->knob, it->overridden_value, des, sizeof(des)));
-                                fputc('}', f);
-                        }
-                        fputc('}', f);
+                for (size_t j = 0; j < p->n; j++)
+                        plan_item_json(f, &p->items[j], j > 0, NULL);
+                /* What the profile holds back, with why: not in items, which is what apply does. */
+                fputs("],\"held_back\":[", f);
+                for (size_t j = 0; j < p->n_held; j++) {
+                        char hb[128];
+                        plan_item_json(f, &p->held[j], j > 0, held_back_because(r, hb, sizeof(hb)));
                 }
                 fputs("]}", f);
         }
@@ -251,10 +271,22 @@ void report_plan_text(FILE *f, const PlanReport *r) {
                         if (it->why.kind == PROVENANCE_QUIRK && it->action == PLAN_CHANGE)
                                 fprintf(f, "           why: %s\n", it->why.quirk->reason);
                 }
-                if (p->n == 0)
+                for (size_t j = 0; j < p->n_held; j++) {
+                        const PlanItem *it = &p->held[j];
+                        char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], both[64], hb[128];
+                        snprintf(both, sizeof(both), "%s -> %s", reading_string(it->knob, &it->current, cur, sizeof(cur)),
+                                 knob_format_value(it->knob, it->desired, des, sizeof(des)));
+                        fprintf(f, "  %-8s %-21s %-16s %s (%s)\n", "held back", knob_get(it->knob)->name, both,
+                                plan_provenance_string(&it->why, prov, sizeof(prov)), held_back_because(r, hb, sizeof(hb)));
+                }
+                if (p->n == 0 && p->n_held == 0)
                         fputs("  nothing known to tune for this chip\n", f);
                 else if (changes == 0)
                         fputs("  nothing to change\n", f);
+                if (p->n_held > 0)
+                        fputs("  held back: what the performance profile would change here, at a cost in idle power;\n"
+                              "    to have it: r8169-tuned --profile performance apply (once), or profile = performance\n"
+                              "    in " CONFIG_DEFAULT_PATH " (for good)\n", f);
         }
 }
 
