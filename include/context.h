@@ -64,3 +64,9 @@ int context_open_selected(Context *c, const Options *o, bool policy, bool **ret_
 void context_plan_nic(Context *c, const Nic *n, KnobReading current[_KNOB_MAX], NicPlan *ret);
 /* Selects NICs by interface name or PCI slot (all when no arguments); -ENOENT names the first unknown one. */
 int context_select(Context *c, char **args, int n_args, bool *selected);
+/*
+ * One check before anything is written: what a command that changes knobs needs
+ * and lacks is said once (root on the real /sys, a writable state directory);
+ * a missing CAP_NET_ADMIN is a warning, since sysfs knobs can still be set.
+ */
+int context_check_privileges(const Options *o, const char *command);

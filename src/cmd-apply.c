@@ -15,6 +15,8 @@ int cmd_apply(const Options *o) {
         Context c;
         int ret = 1;
 
+        if (context_check_privileges(o, "apply") < 0)
+                return 1;
         if (context_open_selected(&c, o, true, &selected) < 0)
                 goto out;
         ac = apply_context(&c, o);
@@ -48,6 +50,8 @@ int cmd_restore(const Options *o) {
         Context c;
         int ret = 1, r;
 
+        if (context_check_privileges(o, "restore") < 0)
+                return 1;
         if (context_open_selected(&c, o, false, &selected) < 0)
                 goto out;
         ac = apply_context(&c, o);

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <sys/stat.h>
+
 #include "context.h"
 #include "log.h"
 #include "messages.h"
@@ -135,5 +137,44 @@ int context_open_selected(Context *c, const Options *o, bool policy, bool **ret_
         if (r < 0)
                 return r;
         *ret_selected = TAKE_PTR(selected);
+        return 0;
+}
+
+/* The effective capability set, from /proc/self/status (no libcap needed for one look). */
+static int effective_caps(uint64_t *ret) {
+        _cleanup_fclose_ FILE *f = fopen("/proc/self/status", "re");
+        char line[256];
+
+        if (!f)
+                return -errno;
+        while (fgets(line, sizeof(line), f))
+                if (strncmp(line, "CapEff:", 7) == 0)
+                        return parse_u64_base(strip_trailing(line + 7 + strspn(line + 7, " \t")), 16, ret);
+        return -ENOENT;
+}
+
+#define CAP_BIT(n) (UINT64_C(1) << (n))
+#define CAP_DAC_OVERRIDE_BIT CAP_BIT(1)
+#define CAP_NET_ADMIN_BIT CAP_BIT(12)
+
+int context_check_privileges(const Options *o, const char *command) {
+        bool live = streq(o->sysfs, "/sys") || streq(o->sysfs, "/sys/");
+        uint64_t caps = 0;
+
+        if (effective_caps(&caps) < 0)
+                return 0; /* cannot tell: let the kernel say */
+        /* The knob files in /sys are root's, mode 0644: one refusal up front, not one per knob. */
+        if (live && geteuid() != 0 && !(caps & CAP_DAC_OVERRIDE_BIT))
+                return log_error_errno(EPERM, "%s changes /sys and ethtool settings: it needs root (or CAP_DAC_OVERRIDE and "
+                                       "CAP_NET_ADMIN). Run it as root.", command);
+        if (!(caps & CAP_NET_ADMIN_BIT))
+                log_warning("Without CAP_NET_ADMIN, %s cannot change ethtool settings (offloads, coalescing, EEE); "
+                            "it changes the rest.", command);
+        if (mkdir(o->state_dir, 0755) < 0 && errno != EEXIST)
+                return log_error_errno(errno, "%s keeps the original values in %s, which cannot be created: %m.", command,
+                                       o->state_dir);
+        if (access(o->state_dir, W_OK) < 0)
+                return log_error_errno(errno, "%s keeps the original values in %s, which is not writable: %m.", command,
+                                       o->state_dir);
         return 0;
 }

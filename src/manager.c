@@ -467,6 +467,9 @@ int manager_run(const Options *o) {
         sigaddset(&mask, SIGHUP);
         sigprocmask(SIG_BLOCK, &mask, NULL);
 
+        r = context_check_privileges(o, "The daemon");
+        if (r < 0)
+                goto out;
         r = sysroot_new(o->sysfs, &m.c.root);
         if (r < 0) {
                 log_error_errno(r, "Cannot open sysfs root %s: %m", o->sysfs);
