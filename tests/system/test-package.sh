@@ -18,6 +18,7 @@
 # The report (steps and times) is also written to $BUILDDIR/Testing/system-package.txt.
 # Needs root, systemd-nspawn (systemd-container), debootstrap, zstd and Debian's mirror as
 # apt reaches it (for the first build of the root only); skips (77) without them.
+# R8T_SYSTEM_CACHE names another folder for the cached root.
 source "$SRCDIR/tests/lib.sh"
 
 [[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root"; exit 77; }
@@ -212,7 +213,7 @@ boot() {
         return 1
 }
 inside_quiet() { # a command as root in the machine (a console login's environment), its output
-        timeout -k 5 60 nsenter --target "$leader" --all -- /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
+        timeout -k 5 60 nsenter --target "$leader" --all --root --wd -- /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
                 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin SYSTEMD_PAGER= SYSTEMD_COLORS=0 \
                 DEBIAN_FRONTEND=noninteractive "$@" </dev/null 2>&1
 }
@@ -252,11 +253,17 @@ machine_cleanup() {
         fi
 }
 dump_machine() { # what to look at when a step failed
-        [[ -n $leader ]] || { tail -n 30 "$TMP/console.log" >&2; return 0; }
+        echo "---- systemd-nspawn's console (last 30 lines)" >&2
+        tail -n 30 "$TMP/console.log" >&2 2>/dev/null || true
+        [[ -n $leader ]] || return 0
+        echo "---- the machine: state, jobs, failed units" >&2
+        inside_quiet sh -c 'systemctl is-system-running; systemctl list-jobs --no-pager; systemctl --failed --no-pager' >&2 || true
         echo "---- journalctl -u r8169-tuned (this boot)" >&2
         inside_quiet journalctl -u r8169-tuned -b --no-pager -n 40 >&2 || true
+        echo "---- journalctl (this boot, last 30 lines)" >&2
+        inside_quiet journalctl -b --no-pager -n 30 >&2 || true
         echo "---- transcript (last 40 lines)" >&2
-        tail -n 40 "$TMP/transcript.log" >&2
+        tail -n 40 "$TMP/transcript.log" >&2 2>/dev/null || true
 }
 
 prop() { inside_quiet systemctl show -P "$1" r8169-tuned.service; }
