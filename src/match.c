@@ -180,7 +180,9 @@ static int slot_normalize(const char *s, char buf[PCI_SLOT_LEN]) {
 
         if (l != 7 && l != 12)
                 return -EINVAL;
-        snprintf(buf, PCI_SLOT_LEN, "%s%s", l == 7 ? "0000:" : "", s);
+        if (l == 7)
+                memcpy(buf, "0000:", 5);
+        memcpy(buf + (l == 7 ? 5 : 0), s, l + 1); /* 12 characters and the NUL either way */
         for (char *p = buf; *p; p++)
                 *p = (char) tolower((unsigned char) *p); /* sysfs writes hex in lower case */
         return pci_slot_valid(buf) ? 0 : -EINVAL;
