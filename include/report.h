@@ -10,6 +10,8 @@ typedef struct NicStatus {
 } NicStatus;
 
 void report_status_text(FILE *f, const NicStatus *s, size_t n);
+/* What to do about a chip r8169-tuned cannot identify or does not know (text, wrapped). */
+void report_unknown_chip_advice(FILE *f, const Nic *n);
 void report_status_json(FILE *f, const NicStatus *s, size_t n);
 /* A NIC's identity as JSON members (no braces), shared by every JSON report. */
 void report_nic_json_members(FILE *f, const Nic *n);

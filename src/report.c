@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <sys/ioctl.h>
+
 #include "report.h"
 
 const char *report_aspm_states(uint8_t bits) {
@@ -16,22 +18,60 @@ const char *report_chip_line(const Nic *n, char *buf, size_t size) {
         return buf;
 }
 
-static void knob_text(FILE *f, KnobId id, const KnobReading *r) {
-        char buf[KNOB_VALUE_MAX];
+/* The terminal's width, as systemd's columns() finds it: $COLUMNS, the tty, else 80. */
+static size_t text_columns(FILE *f) {
+        const char *e = getenv("COLUMNS");
+        struct winsize ws = {};
+        uint64_t c;
 
-        fprintf(f, "    %-22s ", knob_get(id)->name);
-        if (r->status == KNOB_STATUS_OK) {
-                fputs(r->partial ? "partly on" : knob_format_value(id, r->value, buf, sizeof(buf)), f);
-                if (r->fixed)
-                        fputs(" [fixed]", f);
-        } else {
-                fputs(knob_status_to_string(r->status), f);
-                if (r->message[0])
-                        fprintf(f, " (%s)", r->message);
-                else if (r->error)
-                        fprintf(f, " (%s)", strerror(-r->error));
+        if (e && parse_u64(e, &c) >= 0 && c >= 40 && c <= 500)
+                return (size_t) c;
+        if (ioctl(fileno(f), TIOCGWINSZ, &ws) >= 0 && ws.ws_col >= 40)
+                return ws.ws_col;
+        return 80;
+}
+
+/* Prints text wrapped at word boundaries: first then indent before each line. */
+static void print_wrapped(FILE *f, const char *first, const char *indent, const char *text) {
+        size_t width = text_columns(f), col = strlen(first);
+
+        fputs(first, f);
+        for (const char *p = text; *p;) {
+                size_t n = strcspn(p, " ");
+                if (col > strlen(indent) && col + 1 + n > width) {
+                        fprintf(f, "\n%s", indent);
+                        col = strlen(indent);
+                } else if (col > strlen(indent) || (p != text && col > 0 && col != strlen(first))) {
+                        fputc(' ', f);
+                        col++;
+                }
+                fwrite(p, 1, n, f);
+                col += n;
+                p += n;
+                p += strspn(p, " ");
         }
         fputc('\n', f);
+}
+
+void report_unknown_chip_advice(FILE *f, const Nic *n) {
+        if (n->chip)
+                return;
+        print_wrapped(f, "  ", "  ",
+                      n->xid == CHIP_XID_INVALID
+                              ? "r8169-tuned could not identify this chip, so it changes nothing here. What to do next: run "
+                                "\"r8169-tuned diagnose > report.md\" and see \"Reporting a new chip\" in the README."
+                              : "r8169's chip table does not know this XID, so r8169-tuned changes nothing here. What to do "
+                                "next: run \"r8169-tuned diagnose > report.md\" and see \"Reporting a new chip\" in the "
+                                "README (the kernel asks for the same report).");
+}
+
+static const char *reading_cause(const KnobReading *r, char *buf, size_t size) {
+        snprintf(buf, size, "%s", knob_status_to_string(r->status));
+        if (r->message[0])
+                snprintf(buf + strlen(buf), size - strlen(buf), ": %s", r->message);
+        else if (r->error)
+                snprintf(buf + strlen(buf), size - strlen(buf), ": %s", strerror(-r->error));
+        return buf;
 }
 
 void report_status_text(FILE *f, const NicStatus *s, size_t n) {
@@ -39,6 +79,7 @@ void report_status_text(FILE *f, const NicStatus *s, size_t n) {
                 const Nic *nic = s[i].nic;
                 const PciLink *l = &nic->link;
                 char chip[700];
+                bool shown[_KNOB_MAX] = {};
 
                 if (i > 0)
                         fputc('\n', f);
@@ -55,9 +96,36 @@ void report_status_text(FILE *f, const NicStatus *s, size_t n) {
                                 l->clkpm_capable ? "capable" : "not capable",
                                 l->clkpm_enabled ? ", enabled" : "",
                                 l->l1ss ? "; L1 substates capable" : "");
+                report_unknown_chip_advice(f, nic);
                 fputs("  knobs:\n", f);
-                for (int k = 0; k < _KNOB_MAX; k++)
-                        knob_text(f, k, &s[i].knobs[k]);
+                for (int k = 0; k < _KNOB_MAX; k++) {
+                        const KnobReading *r = &s[i].knobs[k];
+                        char buf[KNOB_VALUE_MAX];
+
+                        if (r->status != KNOB_STATUS_OK)
+                                continue;
+                        fprintf(f, "    %-22s %s%s\n", knob_get(k)->name,
+                                r->partial ? "partly on" : knob_format_value(k, r->value, buf, sizeof(buf)),
+                                r->fixed ? " [fixed]" : "");
+                }
+                /* What cannot be read: one line per cause, not one per knob. */
+                for (int k = 0; k < _KNOB_MAX; k++) {
+                        char cause[256], other[256], names[512] = "", first[300];
+
+                        if (s[i].knobs[k].status == KNOB_STATUS_OK || shown[k])
+                                continue;
+                        reading_cause(&s[i].knobs[k], cause, sizeof(cause));
+                        for (int j = k; j < _KNOB_MAX; j++) {
+                                if (s[i].knobs[j].status == KNOB_STATUS_OK || shown[j] ||
+                                    !streq(reading_cause(&s[i].knobs[j], other, sizeof(other)), cause))
+                                        continue;
+                                shown[j] = true;
+                                snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", names[0] ? ", " : "",
+                                         knob_get(j)->name);
+                        }
+                        snprintf(first, sizeof(first), "    %s:", cause);
+                        print_wrapped(f, first, "      ", names);
+                }
         }
 }
 
@@ -268,8 +336,6 @@ void report_plan_text(FILE *f, const PlanReport *r) {
                         if (it->overrides)
                                 fprintf(f, " (overrides %s)", plan_provenance_string(&it->overridden, prov, sizeof(prov)));
                         fputc('\n', f);
-                        if (it->why.kind == PROVENANCE_QUIRK && it->action == PLAN_CHANGE)
-                                fprintf(f, "           why: %s\n", it->why.quirk->reason);
                 }
                 for (size_t j = 0; j < p->n_held; j++) {
                         const PlanItem *it = &p->held[j];
@@ -279,7 +345,28 @@ void report_plan_text(FILE *f, const PlanReport *r) {
                         fprintf(f, "  %-8s %-21s %-16s %s (%s)\n", "held back", knob_get(it->knob)->name, both,
                                 plan_provenance_string(&it->why, prov, sizeof(prov)), held_back_because(r, hb, sizeof(hb)));
                 }
-                if (p->n == 0 && p->n_held == 0)
+                /* Each quirk behind a change, or held back, once: its reason and where it comes from. */
+                for (size_t j = 0; j < p->n + p->n_held; j++) {
+                        const PlanItem *it = j < p->n ? &p->items[j] : &p->held[j - p->n];
+                        bool said = false;
+                        char first[160];
+
+                        if (it->why.kind != PROVENANCE_QUIRK || (it->action != PLAN_CHANGE && it->action != PLAN_HELD_BACK))
+                                continue;
+                        for (size_t k = 0; k < j && !said; k++) {
+                                const PlanItem *e = k < p->n ? &p->items[k] : &p->held[k - p->n];
+                                said = e->why.kind == PROVENANCE_QUIRK && e->why.quirk == it->why.quirk &&
+                                       (e->action == PLAN_CHANGE || e->action == PLAN_HELD_BACK);
+                        }
+                        if (said)
+                                continue;
+                        snprintf(first, sizeof(first), "  why %s:", it->why.quirk->id);
+                        print_wrapped(f, first, "    ", it->why.quirk->reason);
+                        print_wrapped(f, "    see:", "      ", it->why.quirk->reference);
+                }
+                if (!p->nic->chip)
+                        report_unknown_chip_advice(f, p->nic);
+                else if (p->n == 0 && p->n_held == 0)
                         fputs("  nothing known to tune for this chip\n", f);
                 else if (changes == 0)
                         fputs("  nothing to change\n", f);
