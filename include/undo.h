@@ -50,5 +50,21 @@ KnobId undo_entry_knob(KnobBackendId kind, const char *name);
 /* Adds an entry, or updates the value set while keeping the first original. */
 int undo_record(UndoJournal *j, KnobBackendId kind, const char *name, uint64_t original, uint64_t set);
 void undo_remove(UndoJournal *j, UndoEntry *e);
+/*
+ * The writer's lock of one NIC: <state_dir>/<slot>.lock, flock(LOCK_EX), held
+ * around read-journal-plan-write-save by the commands and the daemon alike, so
+ * that two writers never interleave and no original is lost. With wait_ms 0 it
+ * does not wait (-EAGAIN when another writer holds it). Temporary journal files
+ * of the slot that a crashed writer left are removed once it is held. Returns
+ * the fd to close.
+ */
+int undo_lock_nic(const char *state_dir, const char *slot, unsigned wait_ms);
+/*
+ * The service's lock, <state_dir>/daemon.lock: the daemon holds it while it
+ * runs (undo_lock_service), the commands ask whether someone does
+ * (undo_service_running: 1, 0, or -errno).
+ */
+int undo_lock_service(const char *state_dir);
+int undo_service_running(const char *state_dir);
 /* Temporary file, fsync, rename, fsync of the directory; an empty journal is removed. */
 int undo_save(UndoJournal *j);

@@ -3,6 +3,28 @@
 #include "commands.h"
 #include "log.h"
 
+/* How long a command waits for another writer of the same NIC. */
+#define LOCK_WAIT_MS (30 * 1000)
+
+/* By hand while the service runs, a change would be undone as drift, a restore re-applied: say what to do instead. */
+static int refuse_if_service_runs(const Options *o, const char *command) {
+        int r = undo_service_running(o->state_dir);
+        if (r <= 0)
+                return 0;
+        return log_error_errno(EBUSY, "r8169-tuned.service is running and keeps these NICs as configured: %s by hand would "
+                               "be undone. Use \"systemctl reload r8169-tuned\" to apply a changed configuration, "
+                               "\"systemctl stop r8169-tuned\" to restore the original values.", command);
+}
+
+static int lock_nic(const Options *o, const char *slot) {
+        int fd = undo_lock_nic(o->state_dir, slot, LOCK_WAIT_MS);
+        if (fd < 0)
+                log_error_errno(fd, "%s: %s", slot,
+                                fd == -EAGAIN ? "another r8169-tuned has been changing this NIC for 30 s; not touching it"
+                                              : "cannot take its lock in the state directory: %m");
+        return fd;
+}
+
 static ApplyContext apply_context(Context *c, const Options *o) {
         return (ApplyContext) { .backend = &c->backend, .state_dir = o->state_dir,
                                 .fault_after = o->fault_after_writes, .fault_signal = o->fault_signal };
@@ -15,7 +37,7 @@ int cmd_apply(const Options *o) {
         Context c;
         int ret = 1;
 
-        if (context_check_privileges(o, "apply") < 0)
+        if (context_check_privileges(o, "apply") < 0 || refuse_if_service_runs(o, "apply") < 0)
                 return 1;
         if (context_open_selected(&c, o, true, &selected) < 0)
                 goto out;
@@ -26,10 +48,17 @@ int cmd_apply(const Options *o) {
         ret = 0;
         for (size_t i = 0; i < c.nics.n; i++) {
                 KnobReading current[_KNOB_MAX];
+                _cleanup_close_ int lock = -1;
                 NicPlan plan;
 
                 if (!selected[i])
                         continue;
+                /* Read, plan, write and record as the only writer of this NIC. */
+                lock = lock_nic(o, c.nics.nics[i].slot);
+                if (lock < 0) {
+                        ret = 1;
+                        continue;
+                }
                 context_plan_nic(&c, &c.nics.nics[i], current, &plan);
                 if (apply_nic(&ac, &c.nics.nics[i], &plan, &st) < 0)
                         ret = 1;
@@ -50,7 +79,7 @@ int cmd_restore(const Options *o) {
         Context c;
         int ret = 1, r;
 
-        if (context_check_privileges(o, "restore") < 0)
+        if (context_check_privileges(o, "restore") < 0 || refuse_if_service_runs(o, "restore") < 0)
                 return 1;
         if (context_open_selected(&c, o, false, &selected) < 0)
                 goto out;
@@ -66,9 +95,12 @@ int cmd_restore(const Options *o) {
                 for (size_t i = 0; i < c.nics.n; i++)
                         if (streq(c.nics.nics[i].slot, slots[s]))
                                 nic = &c.nics.nics[i];
+                _cleanup_close_ int lock = -1;
+
                 if (o->n_args > 0 && (!nic || !selected[nic - c.nics.nics]))
                         continue;
-                if (restore_nic(&ac, nic, slots[s], &st) < 0)
+                lock = lock_nic(o, slots[s]);
+                if (lock < 0 || restore_nic(&ac, nic, slots[s], &st) < 0)
                         ret = 1;
         }
         if (n_slots == 0)

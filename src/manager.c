@@ -38,6 +38,9 @@ typedef struct Manager {
         sd_bus *bus;
         sd_bus_slot *sleep_slot;
         sd_event_source *work;  /* the deferred, coalescing worker */
+        sd_event_source *retry; /* a NIC's lock was busy: try again shortly */
+        int service_lock;       /* <state_dir>/daemon.lock, held while the daemon runs */
+        unsigned writes;        /* test seam: writes so far, across every apply and restore */
         bool rescan;            /* rediscover PCI devices before working */
         bool everything;        /* re-apply every NIC */
 } Manager;
@@ -114,15 +117,44 @@ static int manager_rescan(Manager *m) {
         return 0;
 }
 
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
+        manager_schedule(userdata);
+        return 0;
+}
+
+/* Another writer (a command run by hand before the service started) holds a NIC: look again in 200 ms. */
+static void manager_retry_later(Manager *m) {
+        uint64_t now;
+
+        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
+                return;
+        if (m->retry) {
+                (void) sd_event_source_set_time(m->retry, now + 200 * 1000);
+                (void) sd_event_source_set_enabled(m->retry, SD_EVENT_ONESHOT);
+        } else
+                (void) sd_event_add_time(m->event, &m->retry, CLOCK_MONOTONIC, now + 200 * 1000, 50 * 1000, on_retry, m);
+}
+
 static void manager_apply(Manager *m, ManagedNic *mn) {
         ApplyContext ac = { .backend = &m->c.backend, .state_dir = m->opts->state_dir, .knobs = mn->knobs,
-                            .daemon = true, .give_back = true,
+                            .daemon = true, .give_back = true, .writes = m->writes,
                             .fault_after = m->opts->fault_after_writes, .fault_signal = m->opts->fault_signal };
         KnobReading current[_KNOB_MAX];
+        _cleanup_close_ int lock = -1;
         ApplyStats st = {};
         NicPlan plan;
         size_t k = 0;
 
+        /* Read, plan, write and record as the only writer of this NIC; never wait in the event loop. */
+        lock = undo_lock_nic(m->opts->state_dir, mn->nic.slot, 0);
+        if (lock < 0) {
+                log_nic(lock == -EAGAIN ? LOG_DEBUG : LOG_ERR, R8T_MESSAGE_KNOB_FAILED, &mn->nic, lock,
+                        lock == -EAGAIN ? "another writer holds it; trying again shortly" : "cannot take its lock: %m");
+                mn->dirty = true;
+                if (lock == -EAGAIN)
+                        manager_retry_later(m);
+                return;
+        }
         context_plan_nic(&m->c, &mn->nic, current, &plan);
         /* drift = leave: what another tool took over stays with it until a reload. */
         for (size_t i = 0; i < plan.n; i++)
@@ -131,6 +163,7 @@ static void manager_apply(Manager *m, ManagedNic *mn) {
         plan.n = k;
 
         (void) apply_nic(&ac, &mn->nic, &plan, &st);
+        m->writes = ac.writes;
 
         for (int i = 0; i < _KNOB_MAX; i++)
                 mn->knobs[i].desired_set = false;
@@ -387,10 +420,21 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 
         (void) sd_notify(false, "STOPPING=1\nSTATUS=Stopping");
         if (m->c.config.restore_on_exit) {
-                ApplyContext ac = { .backend = &m->c.backend, .state_dir = m->opts->state_dir, .daemon = true };
+                ApplyContext ac = { .backend = &m->c.backend, .state_dir = m->opts->state_dir, .daemon = true,
+                                    .writes = m->writes, .fault_after = m->opts->fault_after_writes,
+                                    .fault_signal = m->opts->fault_signal };
                 ApplyStats st = {};
-                for (size_t i = 0; i < m->n_nics; i++)
+                for (size_t i = 0; i < m->n_nics; i++) {
+                        /* Stopping may wait a little for another writer: originals must go back. */
+                        _cleanup_close_ int lock = undo_lock_nic(m->opts->state_dir, m->nics[i].nic.slot, 10 * 1000);
+                        if (lock < 0) {
+                                st.failed++;
+                                log_nic(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, &m->nics[i].nic, lock,
+                                        "cannot take its lock (%m); its originals stay in %s", m->opts->state_dir);
+                                continue;
+                        }
                         (void) restore_nic(&ac, &m->nics[i].nic, m->nics[i].nic.slot, &st);
+                }
                 log_info("Stopped: %u value%s restored, %u left alone, %u failed.", st.restored,
                          st.restored == 1 ? "" : "s", st.left_alone, st.failed);
         } else
@@ -399,6 +443,8 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 }
 
 static void manager_free(Manager *m) {
+        sd_event_source_unref(m->retry);
+        closep(&m->service_lock);
         sd_event_source_unref(m->work);
         sd_device_monitor_unref(m->monitor);
         sd_bus_slot_unref(m->sleep_slot);
@@ -457,7 +503,7 @@ static int manager_watch(Manager *m) {
 }
 
 int manager_run(const Options *o) {
-        Manager m = { .opts = o, .c = { .opts = o, .profile = _PROFILE_INVALID } };
+        Manager m = { .opts = o, .c = { .opts = o, .profile = _PROFILE_INVALID }, .service_lock = -1 };
         sigset_t mask;
         int r;
 
@@ -470,6 +516,13 @@ int manager_run(const Options *o) {
         r = context_check_privileges(o, "The daemon");
         if (r < 0)
                 goto out;
+        /* One daemon per state directory; the commands see it and leave the NICs to it. */
+        m.service_lock = r = undo_lock_service(o->state_dir);
+        if (r < 0) {
+                log_error_errno(r, r == -EBUSY ? "Another r8169-tuned daemon runs with the state directory %s; not starting."
+                                               : "Cannot take the service lock in %s: %m", o->state_dir);
+                goto out;
+        }
         r = sysroot_new(o->sysfs, &m.c.root);
         if (r < 0) {
                 log_error_errno(r, "Cannot open sysfs root %s: %m", o->sysfs);

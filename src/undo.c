@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "backend.h"
 #include "undo.h"
@@ -269,3 +271,79 @@ fail:
         unlink(tmp);
         return r;
 }
+
+static int lock_open(const char *state_dir, const char *name) {
+        _cleanup_free_ char *path = NULL;
+        int fd;
+
+        if (mkdir(state_dir, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        if (asprintf(&path, "%s/%s", state_dir, name) < 0)
+                return -ENOMEM;
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+        return fd < 0 ? -errno : fd;
+}
+
+/* With the slot's lock held, a temporary journal of that slot is what a crashed writer left. */
+static void remove_leftovers(const char *state_dir, const char *slot) {
+        _cleanup_closedir_ DIR *d = opendir(state_dir);
+
+        if (!d)
+                return;
+        for (struct dirent *de; (de = readdir(d));)
+                /* "<slot>.XXXXXX": what undo_save's mkostemp makes. */
+                if (strlen(de->d_name) == PCI_SLOT_LEN - 1 + 7 && strncmp(de->d_name, slot, PCI_SLOT_LEN - 1) == 0 &&
+                    de->d_name[PCI_SLOT_LEN - 1] == '.' && !streq(de->d_name + PCI_SLOT_LEN, "lock"))
+                        (void) unlinkat(dirfd(d), de->d_name, 0);
+}
+
+int undo_lock_nic(const char *state_dir, const char *slot, unsigned wait_ms) {
+        _cleanup_close_ int fd = -1;
+        char name[PCI_SLOT_LEN + 8];
+        unsigned waited = 0;
+
+        if (!pci_slot_valid(slot))
+                return -EINVAL;
+        snprintf(name, sizeof(name), "%s.lock", slot);
+        fd = lock_open(state_dir, name);
+        if (fd < 0)
+                return fd;
+        /* Commands wait a while for another writer (a bounded poll, not a blocking flock: it may be stopped). */
+        while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                if (errno == EINTR)
+                        continue;
+                if (errno != EWOULDBLOCK)
+                        return -errno;
+                if (waited >= wait_ms)
+                        return -EAGAIN;
+                nanosleep(&(struct timespec) { .tv_nsec = 20 * 1000 * 1000 }, NULL);
+                waited += 20;
+        }
+        remove_leftovers(state_dir, slot);
+        return TAKE_FD(fd);
+}
+
+int undo_lock_service(const char *state_dir) {
+        _cleanup_close_ int fd = lock_open(state_dir, "daemon.lock");
+
+        if (fd < 0)
+                return fd;
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+                return errno == EWOULDBLOCK ? -EBUSY : -errno;
+        return TAKE_FD(fd);
+}
+
+int undo_service_running(const char *state_dir) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_close_ int fd = -1;
+
+        if (asprintf(&path, "%s/daemon.lock", state_dir) < 0)
+                return -ENOMEM;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+        if (fd < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (flock(fd, LOCK_SH | LOCK_NB) < 0)
+                return errno == EWOULDBLOCK ? 1 : -errno;
+        return 0;
+}
+

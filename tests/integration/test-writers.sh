@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# One writer at a time: two writers of the same NIC (commands, the daemon, the daemon's
+# restore at stop) never interleave, whatever moment one of them is stopped at, and restore
+# brings back every original afterwards: the fixture files and `ethtool -k` exactly as before.
+source "$SRCDIR/tests/lib.sh"
+need_root
+Q="$SRCDIR/conf/quirks.d"
+
+# Knobs on every backend that can be written here: link states, the feature batch, netdev.
+cat >"$TMP/many.conf" <<'CONF'
+[device lenovo]
+match-slot = 0000:01:00.0
+l1_1_aspm = 0
+l1_1_pcipm = 0
+tso = off
+sg = off
+gro_flush_timeout = 50000
+napi_defer_hard_irqs = 2
+CONF
+base=$(fixture lenovo-8168h)
+netns_new ns
+ip -n "$ns" link add enp1s0 type veth peer name peer0
+snapshot() { (cd "$1/sys" && find . -type f -print0 | sort -z | xargs -0 sha256sum); ip netns exec "$ns" ethtool -k enp1s0; }
+r8t_bg() { # r8t_bg FIXTURE STATE OUT ARGS... -> $! is the r8169-tuned process itself (ip netns exec execs it)
+        local fx=$1 st=$2 out=$3; shift 3
+        ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --config "$TMP/many.conf" \
+                --profile performance --state-dir "$st" --log-target stderr "$@" >"$out" 2>&1 &
+}
+stopped() { [[ $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) == T ]]; }
+restore_all() { # restore_all FIXTURE STATE -> exit code
+        ip netns exec "$ns" "$R8T" --sysfs "$1/sys" --state-dir "$2" restore >"$TMP/restore.out" 2>&1
+}
+# How many writes the daemon's start-up apply makes (the fault seam counts every write of a process).
+writes=$(ip netns exec "$ns" "$R8T" --sysfs "$base/sys" --kernel-log "$base/kernel.log" --quirks "$Q" \
+        --config "$TMP/many.conf" --profile performance --json plan |
+        jq '[.nics[0].items[] | select(.action == "change") | .knob] | map(if . == "tso" or . == "sg" then "features" else . end) | unique | length')
+eq "writes of one apply" 6 "$writes"
+
+### 1. CLI/CLI: the first apply is stopped after its second write; the second waits for it.
+fx="$TMP/cli-cli"; st="$TMP/cli-cli-state"; cp -a "$base" "$fx"
+before=$(snapshot "$fx")
+r8t_bg "$fx" "$st" "$TMP/a.out" --fault-after-writes 2:STOP apply; a=$!
+wait_for 10 stopped $a && ok || fail "cli/cli: first writer stopped"
+r8t_bg "$fx" "$st" "$TMP/b.out" apply; b=$!
+sleep 0.5
+kill -0 $b 2>/dev/null && ok || fail "cli/cli: the second writer waits while the first holds the NIC"
+eq "cli/cli: nothing written by the second meanwhile" "" "$(grep -- '->' "$TMP/b.out" || true)"
+kill -CONT $a
+set +e; wait $a; rca=$?; wait $b; rcb=$?; set -e
+eq "cli/cli: first exit" 0 "$rca"
+eq "cli/cli: second exit" 0 "$rcb"
+contains "cli/cli: the second found it done" "0 changed, 8 already right" "$(cat "$TMP/b.out")"
+restore_all "$fx" "$st" && ok || fail "cli/cli: restore: $(cat "$TMP/restore.out")"
+eq "cli/cli: every original back" "$before" "$(snapshot "$fx")"
+
+### 2. CLI/daemon: a command stopped mid-apply; the daemon starting meanwhile leaves the NIC to it.
+fx="$TMP/cli-daemon"; st="$TMP/cli-daemon-state"; cp -a "$base" "$fx"
+before=$(snapshot "$fx")
+r8t_bg "$fx" "$st" "$TMP/a.out" --fault-after-writes 3:STOP apply; a=$!
+wait_for 10 stopped $a && ok || fail "cli/daemon: command stopped"
+r8t_bg "$fx" "$st" "$TMP/d.out" --log-level debug daemon; d=$!
+wait_for 10 grep -q "another writer holds it" "$TMP/d.out" && ok || fail "cli/daemon: the daemon waits for the command"
+kill -CONT $a
+set +e; wait $a; rca=$?; set -e
+eq "cli/daemon: command exit" 0 "$rca"
+wait_for 10 grep -q "already right" "$TMP/d.out" && ok || fail "cli/daemon: the daemon applied after it"
+kill -TERM $d
+set +e; wait $d; rcd=$?; set -e
+eq "cli/daemon: daemon stop exit" 0 "$rcd"
+eq "cli/daemon: every original back" "$before" "$(snapshot "$fx")"
+
+### 3. daemon-restore/CLI: the daemon is stopped in the middle of its restore at stop; commands
+###    run meanwhile refuse, saying what to do; the daemon finishes and every original is back.
+fx="$TMP/daemon-cli"; st="$TMP/daemon-cli-state"; cp -a "$base" "$fx"
+before=$(snapshot "$fx")
+r8t_bg "$fx" "$st" "$TMP/d.out" --fault-after-writes $((writes + 2)):STOP daemon; d=$!
+wait_for 10 grep -q "Started:" "$TMP/d.out" && ok || fail "daemon-restore/cli: started"
+kill -TERM $d
+wait_for 10 stopped $d && ok || fail "daemon-restore/cli: stopped in its restore"
+for cmd in apply restore; do
+        set +e
+        out=$(ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --config "$TMP/many.conf" \
+                --profile performance --state-dir "$st" "$cmd" 2>&1); rc=$?
+        set -e
+        eq "daemon-restore/cli: $cmd refused" 1 "$rc"
+        contains "daemon-restore/cli: $cmd says what to do" "systemctl stop r8169-tuned" "$out"
+done
+kill -CONT $d
+set +e; wait $d; rcd=$?; set -e
+eq "daemon-restore/cli: daemon exit" 0 "$rcd"
+eq "daemon-restore/cli: every original back" "$before" "$(snapshot "$fx")"
+[[ ! -e "$st/0000:01:00.0" ]] && ok || fail "daemon-restore/cli: journal cleared"
+
+### 4. The unseamed race: two applies at once, 100 times; each time restore brings back everything.
+lost=0
+for i in $(seq 1 100); do
+        fx="$TMP/race"; st="$TMP/race-state"; rm -rf "$fx" "$st"; cp -a "$base" "$fx"
+        [[ $i == 1 ]] && before=$(snapshot "$fx")
+        r8t_bg "$fx" "$st" "$TMP/a.out" apply; a=$!
+        r8t_bg "$fx" "$st" "$TMP/b.out" apply; b=$!
+        set +e; wait $a; wait $b; set -e
+        restore_all "$fx" "$st" || lost=$((lost + 1))
+        [[ "$(snapshot "$fx")" == "$before" ]] || lost=$((lost + 1))
+done
+eq "race: runs that lost an original, of 100" 0 "$lost"
+
+finish
