@@ -11,6 +11,12 @@ typedef struct Backend {
         const Sysroot *root;
         EthtoolNl *nl;   /* NULL when ethtool netlink is unavailable */
         int nl_error;    /* why it is unavailable */
+        /*
+         * A fixture tree (--sysfs) with the interfaces of the host's own network
+         * namespace: its NICs' names may be real interfaces of this machine, so
+         * nothing is written to them (tests run in a namespace of their own).
+         */
+        bool fixture_in_host_netns;
 } Backend;
 
 int backend_init(Backend *b, const Sysroot *root);

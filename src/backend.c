@@ -2,14 +2,31 @@
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <linux/ethtool_netlink.h>
+#include <sys/stat.h>
 
 #include "backend.h"
 #include "log.h"
 
+/* Whether this process shares PID 1's network namespace (the host's, as far as we can tell). */
+static bool in_initial_netns(void) {
+        struct stat self, init;
+
+        if (stat("/proc/self/ns/net", &self) < 0)
+                return false; /* cannot tell */
+        if (stat("/proc/1/ns/net", &init) >= 0)
+                return self.st_dev == init.st_dev && self.st_ino == init.st_ino;
+        /*
+         * PID 1's namespaces are hidden (a container, a sandbox): newer kernels give
+         * the initial network namespace a fixed inode, as they long did the others
+         * (PROC_NET_INIT_INO in include/linux/proc_ns.h).
+         */
+        return self.st_ino == UINT32_C(0xEFFFFFF9);
+}
+
 int backend_init(Backend *b, const Sysroot *root) {
         int r;
 
-        *b = (Backend) { .root = root };
+        *b = (Backend) { .root = root, .fixture_in_host_netns = !sysroot_is_live(root) && in_initial_netns() };
         r = ethtool_nl_new(&b->nl);
         if (r < 0) {
                 b->nl = NULL;
@@ -46,6 +63,41 @@ static int need_interface(Backend *b, const Nic *n, EthtoolError *err) {
         if (!b->nl) {
                 *err = (EthtoolError) { .error = b->nl_error, .message = "ethtool netlink unavailable" };
                 return b->nl_error;
+        }
+        return 0;
+}
+
+/*
+ * Before a write by interface name: the name must still be the NIC's. The
+ * interface's class/net link points into its PCI function's directory
+ * (".../0000:01:00.0/net/enp1s0"); after a rename race it points elsewhere,
+ * and a write would change another device. In a fixture tree the names are
+ * only the fixture's: never write to the host's interfaces of that name.
+ */
+static int check_owner(Backend *b, const Nic *n, EthtoolError *err) {
+        const char *ifname = nic_ifname(n);
+        _cleanup_close_ int dfd = -1;
+        char target[4096], suffix[64];
+        ssize_t k;
+
+        if (b->fixture_in_host_netns) {
+                *err = (EthtoolError) { .error = -EXDEV };
+                snprintf(err->message, sizeof(err->message),
+                         "a fixture's interface, and this is the host's network namespace: %s here is not that NIC", ifname);
+                return -EXDEV;
+        }
+        dfd = sysroot_open_dir(b->root, "class/net");
+        k = dfd < 0 || !ifname ? -1 : readlinkat(dfd, ifname, target, sizeof(target) - 1);
+        if (k < 0) {
+                *err = (EthtoolError) { .error = -ENODEV, .message = "the interface went away" };
+                return -ENODEV;
+        }
+        target[k] = '\0';
+        snprintf(suffix, sizeof(suffix), "/%s/net/%s", n->slot, ifname);
+        if (strlen(target) < strlen(suffix) || !streq(target + strlen(target) - strlen(suffix), suffix)) {
+                *err = (EthtoolError) { .error = -EXDEV };
+                snprintf(err->message, sizeof(err->message), "%s belongs to another device now (renamed?)", ifname);
+                return -EXDEV;
         }
         return 0;
 }
@@ -135,6 +187,11 @@ static int sysfs_write_items(Backend *b, const KnobBackend *be, const Nic *n, co
 
         *err = (EthtoolError) {};
         r = sysfs_dir(be, n, dir, sizeof(dir));
+        if (r >= 0 && be->sysfs_by_ifname && sysroot_is_live(b->root)) {
+                r = check_owner(b, n, err);
+                if (r < 0)
+                        return r;
+        }
         for (size_t i = 0; r >= 0 && i < batch->n; i++) {
                 snprintf(text, sizeof(text), "%" PRIu64, batch->items[i].value);
                 r = sysfs_missing(be, b, dir, sysroot_write(b->root, dir, batch->items[i].name, text));
@@ -253,6 +310,8 @@ static int features_write_items(Backend *b, const KnobBackend *be, const Nic *n,
         int r;
 
         r = need_interface(b, n, err);
+        if (r >= 0)
+                r = check_owner(b, n, err);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < batch->n; i++) {
@@ -336,6 +395,8 @@ static int group_write_items(Backend *b, const KnobBackend *be, const Nic *n, co
         int r;
 
         r = need_interface(b, n, err);
+        if (r >= 0)
+                r = check_owner(b, n, err);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < batch->n; i++) {

@@ -84,4 +84,22 @@ bad=$(while IFS= read -r line; do
 done <<<"$writes")
 eq "no write outside the allowlist" "" "$bad"
 
+# A fixture names interfaces that may exist on the host: in the host's network namespace,
+# ethtool settings of the interface that bears the fixture's name are never written.
+host_if="r8tx$$"; host_if=${host_if:0:15}
+sed "s/^interface = enp2s0$/interface = $host_if/" "$SRCDIR/tests/fixtures/desktop-8168c.fixture" >"$TMP/host.fixture"
+"$SRCDIR/tests/fixtures/mkfixture" "$TMP/host.fixture" "$TMP/hostfx" >/dev/null
+ip link add "$host_if" type veth peer name "${host_if:0:13}p"
+cleanup_hooks+=("ip link del $host_if")
+host_tso() { ethtool -k "$host_if" | awk '$1 == "tcp-segmentation-offload:" {print $2}'; }
+eq "host veth: tso on before" on "$(host_tso)"
+set +e
+out=$("$R8T" --sysfs "$TMP/hostfx/sys" --kernel-log "$TMP/hostfx/kernel.log" --quirks "$Q" --config "$TMP/empty.conf" \
+        --state-dir "$TMP/host-state" apply 2>&1); rc=$?
+set -e
+eq "host veth: apply exit 1" 1 "$rc"
+eq "host veth: tso untouched" on "$(host_tso)"
+contains "host veth: says why" "this is the host's network namespace" "$out"
+grep -q "^feature " "$TMP/host-state/0000:02:00.0" 2>/dev/null && fail "host veth: nothing journalled for it" || ok
+
 finish
