@@ -43,6 +43,8 @@ typedef struct NicMatch {
         IdMatch *subsystems;        /* vendor:device or vendor:* */
         size_t n_subsystems;
         char *dmi[_DMI_FIELD_MAX];  /* globs */
+        char **drivers;             /* globs over the bound driver: r8169, r8168, r8125 */
+        size_t n_drivers;
 } NicMatch;
 
 void match_done(NicMatch *m);
@@ -55,5 +57,9 @@ int match_parse(NicMatch *m, const char *key, const char *value, char *err, size
 const char *match_key_canonical(const char *key);
 bool match_is_empty(const NicMatch *m);
 bool match_test(const NicMatch *m, const Nic *n, const Machine *machine);
+/* The same, leaving the driver out: to say which entries were written for another driver. */
+bool match_test_but_driver(const NicMatch *m, const Nic *n, const Machine *machine);
+/* "r8169" or "r8168, r8125": the drivers of a match, for messages. */
+const char *match_drivers_string(const NicMatch *m, char *buf, size_t size);
 /* The keys, for messages and the man page test: "match-interface, match-slot, …". */
 const char *match_keys_string(void);

@@ -50,6 +50,8 @@ typedef struct NicPlan {
         size_t n;
         PlanItem held[_KNOB_MAX];   /* PLAN_HELD_BACK: fixes of the performance profile not applied */
         size_t n_held;
+        const Quirk *other_driver[16]; /* entries of the profile written for a driver that is not the one bound */
+        size_t n_other_driver;
 } NicPlan;
 
 typedef struct PlanInput {

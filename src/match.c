@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <fnmatch.h>
 
+#include "confparse.h"
 #include "match.h"
 
 int xid_match_parse(const char *s, XidMatch *ret) {
@@ -70,6 +71,7 @@ void match_done(NicMatch *m) {
         free(m->subsystems);
         for (int f = 0; f < _DMI_FIELD_MAX; f++)
                 free(m->dmi[f]);
+        strv_free(m->drivers, m->n_drivers);
         *m = (NicMatch) {};
 }
 
@@ -81,6 +83,7 @@ typedef enum MatchKey {
         MATCH_XID,
         MATCH_PCI_ID,
         MATCH_SUBSYSTEM,
+        MATCH_DRIVER,
         MATCH_DMI_FIRST, /* + DmiField */
         _MATCH_KEY_MAX = MATCH_DMI_FIRST + _DMI_FIELD_MAX,
 } MatchKey;
@@ -97,6 +100,7 @@ static const struct {
         [MATCH_XID] = { "match-xid", "xid", "XIDs like 541, or VALUE/MASK in 3 hex digits each, like 3c0/7c8" },
         [MATCH_PCI_ID] = { "match-pci-id", "pci-id", "vendor:device like 10ec:8168" },
         [MATCH_SUBSYSTEM] = { "match-subsystem", "subsystem", "vendor:device or vendor:*" },
+        [MATCH_DRIVER] = { "match-driver", NULL, "driver names like r8169 or r8168 (globs)" },
         [MATCH_DMI_FIRST + DMI_SYS_VENDOR] = { "match-dmi-sys-vendor", "dmi-sys-vendor", "a glob" },
         [MATCH_DMI_FIRST + DMI_PRODUCT_NAME] = { "match-dmi-product-name", "dmi-product-name", "a glob" },
         [MATCH_DMI_FIRST + DMI_BOARD_VENDOR] = { "match-dmi-board-vendor", "dmi-board-vendor", "a glob" },
@@ -213,7 +217,8 @@ int match_parse(NicMatch *m, const char *key, const char *value, char *err, size
                 break;
         case MATCH_XID:
         case MATCH_PCI_ID:
-        case MATCH_SUBSYSTEM: {
+        case MATCH_SUBSYSTEM:
+        case MATCH_DRIVER: {
                 _cleanup_free_ char *copy = strdup(value);
                 char *save = NULL;
                 size_t words = 0;
@@ -221,8 +226,10 @@ int match_parse(NicMatch *m, const char *key, const char *value, char *err, size
                 if (!copy)
                         return -ENOMEM;
                 for (char *w = strtok_r(copy, " \t", &save); w && r >= 0; w = strtok_r(NULL, " \t", &save), words++) {
-                        r = k == MATCH_XID ? add_xid(m, w) : k == MATCH_PCI_ID ? add_id(&m->pci_ids, &m->n_pci_ids, w, false)
-                                                                               : add_id(&m->subsystems, &m->n_subsystems, w, true);
+                        r = k == MATCH_XID      ? add_xid(m, w)
+                            : k == MATCH_PCI_ID ? add_id(&m->pci_ids, &m->n_pci_ids, w, false)
+                            : k == MATCH_DRIVER ? (strlen(w) < 64 ? strv_push(&m->drivers, &m->n_drivers, strdup(w)) : -EINVAL)
+                                                : add_id(&m->subsystems, &m->n_subsystems, w, true);
                         if (r < 0)
                                 snprintf(bad, sizeof(bad), "%s", w);
                 }
@@ -250,10 +257,28 @@ bool match_is_empty(const NicMatch *m) {
         for (int f = 0; f < _DMI_FIELD_MAX; f++)
                 dmi = dmi || m->dmi[f];
         return !m->interface && !m->slot && !m->mac && !m->chip && m->n_xids == 0 && m->n_pci_ids == 0 &&
-               m->n_subsystems == 0 && !dmi;
+               m->n_subsystems == 0 && m->n_drivers == 0 && !dmi;
+}
+
+const char *match_drivers_string(const NicMatch *m, char *buf, size_t size) {
+        buf[0] = '\0';
+        for (size_t i = 0; i < m->n_drivers; i++)
+                snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", i ? ", " : "", m->drivers[i]);
+        return buf;
+}
+
+static bool driver_test(const NicMatch *m, const Nic *n) {
+        for (size_t i = 0; i < m->n_drivers; i++)
+                if (fnmatch(m->drivers[i], n->driver, 0) == 0)
+                        return true;
+        return m->n_drivers == 0;
 }
 
 bool match_test(const NicMatch *m, const Nic *n, const Machine *machine) {
+        return driver_test(m, n) && match_test_but_driver(m, n, machine);
+}
+
+bool match_test_but_driver(const NicMatch *m, const Nic *n, const Machine *machine) {
         if (m->slot && !streq(m->slot, n->slot))
                 return false;
         if (m->mac && !streq(m->mac, n->perm_mac))

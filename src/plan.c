@@ -36,8 +36,15 @@ void plan_nic(const PlanInput *in, NicPlan *ret) {
         /* Quirks of this profile, in database order (later entries refine earlier ones). */
         for (size_t i = 0; in->quirks && i < in->quirks->n; i++) {
                 const Quirk *q = &in->quirks->quirks[i];
-                if (!q->profiles[in->profile] || !quirk_matches(q, in->nic, in->machine))
+                if (!q->profiles[in->profile])
                         continue;
+                if (!quirk_matches(q, in->nic, in->machine)) {
+                        /* Written for r8169's behaviour while Realtek's r8168 is bound, say: not applied, and said. */
+                        if (in->nic->xid != CHIP_XID_INVALID && match_test_but_driver(&q->match, in->nic, in->machine) &&
+                            ret->n_other_driver < ELEMENTSOF(ret->other_driver))
+                                ret->other_driver[ret->n_other_driver++] = q;
+                        continue;
+                }
                 for (int k = 0; k < _KNOB_MAX; k++) {
                         if (q->set[k]) {
                                 set[k] = true;

@@ -262,8 +262,11 @@ static void on_quirk_line(void *userdata, const char *file, unsigned line, const
         }
 }
 
+/* The drivers an entry may name: r8169 and Realtek's own out-of-tree ones (r8168, r8125, r8126, r8101). */
+static const char *const known_drivers[] = { "r8169", "r8168", "r8125", "r8126", "r8101" };
+
 /* What an entry must have, checked once its section is complete. */
-static void quirk_check(const Quirk *q, Diagnostics *d) {
+static void quirk_check(Quirk *q, Diagnostics *d) {
         bool any_knob = false, any_profile = false;
 
         for (int k = 0; k < _KNOB_MAX; k++)
@@ -283,6 +286,17 @@ static void quirk_check(const Quirk *q, Diagnostics *d) {
         for (int k = 0; k < _KNOB_MAX; k++)
                 if (q->set[k] && q->skip[k])
                         diag_add(d, q->file, q->line, "[%s] both sets and skips %s", q->id, knob_get(k)->name);
+        for (size_t i = 0; i < q->match.n_drivers; i++) {
+                bool known = false;
+                for (size_t k = 0; k < ELEMENTSOF(known_drivers) && !known; k++)
+                        known = streq(q->match.drivers[i], known_drivers[k]);
+                if (!known)
+                        diag_add(d, q->file, q->line, "[%s] names driver \"%s\", not one of r8169, r8168, r8125, r8126, r8101",
+                                 q->id, q->match.drivers[i]);
+        }
+        /* What a fix corrects is a driver's behaviour: r8169's, unless the entry says otherwise. */
+        if (q->match.n_drivers == 0)
+                (void) strv_push(&q->match.drivers, &q->match.n_drivers, strdup("r8169"));
 }
 
 static void db_parse(QuirkDb *db, char **all, size_t n_all, Diagnostics *d);
@@ -404,12 +418,20 @@ static bool xids_overlap(const XidSet *a, const XidSet *b, uint16_t *example) {
 
 static bool has_glob(const char *s) { return strpbrk(s, "*?[") != NULL; }
 
+static bool drivers_overlap(const NicMatch *a, const NicMatch *b) {
+        for (size_t i = 0; i < a->n_drivers; i++)
+                for (size_t j = 0; j < b->n_drivers; j++)
+                        if (streq(a->drivers[i], b->drivers[j]))
+                                return true;
+        return a->n_drivers == 0 || b->n_drivers == 0;
+}
+
 static bool scopes_overlap(const Quirk *a, const Quirk *b) {
         bool profile = false;
 
         for (int p = 0; p < _PROFILE_MAX; p++)
                 profile = profile || (a->profiles[p] && b->profiles[p]);
-        if (!profile)
+        if (!profile || !drivers_overlap(&a->match, &b->match))
                 return false;
         if (!id_lists_overlap(a->match.pci_ids, a->match.n_pci_ids, b->match.pci_ids, b->match.n_pci_ids) ||
             !id_lists_overlap(a->match.subsystems, a->match.n_subsystems, b->match.subsystems, b->match.n_subsystems))

@@ -292,6 +292,22 @@ void report_plan_json(FILE *f, const PlanReport *r) {
                         char hb[128];
                         plan_item_json(f, &p->held[j], j > 0, held_back_because(r, hb, sizeof(hb)));
                 }
+                /* Entries of the profile that would apply, but were written for another driver. */
+                fputs("],\"other_driver\":[", f);
+                for (size_t j = 0; j < p->n_other_driver; j++) {
+                        const Quirk *q = p->other_driver[j];
+                        fputs(j ? ",{" : "{", f);
+                        json_kv_str(f, "quirk", q->id, true);
+                        fputs("\"drivers\":[", f);
+                        for (size_t k = 0; k < q->match.n_drivers; k++) {
+                                if (k)
+                                        fputc(',', f);
+                                json_string(f, q->match.drivers[k]);
+                        }
+                        fputs("],", f);
+                        json_kv_str(f, "reason", q->reason, false);
+                        fputc('}', f);
+                }
                 fputs("]}", f);
         }
         fputs("]}\n", f);
@@ -309,8 +325,8 @@ void report_plan_text(FILE *f, const PlanReport *r) {
                 char chip[700], prov[512];
                 size_t changes = 0;
 
-                fprintf(f, "\n%s  %s  %s\n", p->nic->slot, nic_ifname(p->nic) ?: "(no interface)",
-                        report_chip_line(p->nic, chip, sizeof(chip)));
+                fprintf(f, "\n%s  %s  %s, driver %s\n", p->nic->slot, nic_ifname(p->nic) ?: "(no interface)",
+                        report_chip_line(p->nic, chip, sizeof(chip)), p->nic->driver[0] ? p->nic->driver : "none");
                 if (p->ignored) {
                         fprintf(f, "  ignored (%s:%u)\n", p->ignored_by.file, p->ignored_by.line);
                         continue;
@@ -364,9 +380,17 @@ void report_plan_text(FILE *f, const PlanReport *r) {
                         print_wrapped(f, first, "    ", it->why.quirk->reason);
                         print_wrapped(f, "    see:", "      ", it->why.quirk->reference);
                 }
+                for (size_t j = 0; j < p->n_other_driver; j++) {
+                        char drivers[128], line[512];
+                        snprintf(line, sizeof(line),
+                                 "quirk %s is written for %s; with %s bound its fixes do not hold, so they are not applied",
+                                 p->other_driver[j]->id, match_drivers_string(&p->other_driver[j]->match, drivers, sizeof(drivers)),
+                                 p->nic->driver[0] ? p->nic->driver : "no driver");
+                        print_wrapped(f, "  not applied:", "    ", line);
+                }
                 if (!p->nic->chip)
                         report_unknown_chip_advice(f, p->nic);
-                else if (p->n == 0 && p->n_held == 0)
+                else if (p->n == 0 && p->n_held == 0 && p->n_other_driver == 0)
                         fputs("  nothing known to tune for this chip\n", f);
                 else if (changes == 0)
                         fputs("  nothing to change\n", f);
