@@ -60,7 +60,11 @@ void context_check_policy(const Options *o, Config *config, QuirkDb *quirks, Dia
  * NICs named in the arguments. On failure it has said why; context_done() still applies.
  */
 int context_open_selected(Context *c, const Options *o, bool policy, bool **ret_selected);
-/* Reads a NIC's knobs and plans it with the loaded policy. */
+/* Whether a NIC's link had a tx timeout: its counters, or a guard recorded this boot. */
+bool context_tx_guard(Context *c, const Nic *n, uint64_t *ret_timeouts);
+/* Records a new tx-timeout guard for this boot and says so once, with its own MESSAGE_ID. */
+void context_record_tx_guard(Context *c, const Nic *n, const NicPlan *plan);
+/* Reads a NIC's knobs and plans it with the loaded policy (and the tx-timeout guard). */
 void context_plan_nic(Context *c, const Nic *n, KnobReading current[_KNOB_MAX], NicPlan *ret);
 /* Selects NICs by interface name or PCI slot (all when no arguments); -ENOENT names the first unknown one. */
 int context_select(Context *c, char **args, int n_args, bool *selected);

@@ -68,6 +68,10 @@ typedef struct Knob {
          * lower first. Equal ranks keep table order.
          */
         uint8_t order[2];
+        /* The tx-timeout guard: L1 states are never turned on for a link that timed out, and
+         * where the kernel did not, L0s and L1 are turned off, as 6.3+ does itself. */
+        bool l1;
+        bool off_after_tx_timeout;
         const char *summary;
 } Knob;
 

@@ -69,6 +69,9 @@ typedef struct IdentifyContext {
         const char *kernel_log; /* file with kernel messages; NULL: this boot's journal (live root only) */
 } IdentifyContext;
 
+/* The tx watchdog's timeouts of the NIC's interface, summed over its queues (queues/tx-N/tx_timeout). */
+int nic_read_tx_timeouts(const Sysroot *root, const Nic *n, uint64_t *ret);
+
 /* Finds the XID from the first source that answers and looks the chip up. */
 void nic_identify(Nic *nic, const IdentifyContext *ctx);
 

@@ -11,6 +11,7 @@ typedef enum ProvenanceKind {
         PROVENANCE_NONE,
         PROVENANCE_QUIRK,
         PROVENANCE_CONFIG,
+        PROVENANCE_GUARD, /* the tx-timeout guard: this link timed out */
 } ProvenanceKind;
 
 /* Why a knob should have a value: a quirk (with its reason and reference) or a config line. */
@@ -52,6 +53,10 @@ typedef struct NicPlan {
         size_t n_held;
         const Quirk *other_driver[16]; /* entries of the profile written for a driver that is not the one bound */
         size_t n_other_driver;
+        bool tx_guard;              /* the link had a tx timeout: L1 stays off */
+        uint64_t tx_timeouts;
+        PlanItem guarded[_KNOB_MAX]; /* what would have turned an L1 state on: not planned */
+        size_t n_guarded;
 } NicPlan;
 
 typedef struct PlanInput {
@@ -62,6 +67,8 @@ typedef struct PlanInput {
         Profile profile;            /* resolved: performance or powersave */
         const Machine *machine;
         bool show_held_back;        /* also list what the performance profile would change */
+        bool tx_guard;              /* the NIC's link had a tx timeout (counters, or a guard recorded this boot) */
+        uint64_t tx_timeouts;
 } PlanInput;
 
 /*

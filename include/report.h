@@ -7,6 +7,9 @@
 typedef struct NicStatus {
         Nic *nic;
         KnobReading knobs[_KNOB_MAX];
+        bool tx_timeouts_known;
+        uint64_t tx_timeouts;     /* the tx watchdog's timeouts, summed over the queues */
+        bool tx_guard;            /* L1 stays off for this link until reboot */
 } NicStatus;
 
 void report_status_text(FILE *f, const NicStatus *s, size_t n);

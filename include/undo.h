@@ -66,5 +66,12 @@ int undo_lock_nic(const char *state_dir, const char *slot, unsigned wait_ms);
  */
 int undo_lock_service(const char *state_dir);
 int undo_service_running(const char *state_dir);
+/*
+ * The tx-timeout guard of a NIC, recorded for this boot (the state directory is
+ * on tmpfs): <state_dir>/<slot>.txguard. Kept even when the driver is reloaded
+ * and its counters start again from 0.
+ */
+bool undo_tx_guard_recorded(const char *state_dir, const char *slot);
+int undo_tx_guard_record(const char *state_dir, const char *slot, uint64_t timeouts);
 /* Temporary file, fsync, rename, fsync of the directory; an empty journal is removed. */
 int undo_save(UndoJournal *j);

@@ -60,6 +60,7 @@ int cmd_apply(const Options *o) {
                         continue;
                 }
                 context_plan_nic(&c, &c.nics.nics[i], current, &plan);
+                context_record_tx_guard(&c, &c.nics.nics[i], &plan);
                 if (apply_nic(&ac, &c.nics.nics[i], &plan, &st) < 0)
                         ret = 1;
         }

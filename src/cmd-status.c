@@ -23,6 +23,8 @@ int cmd_status(const Options *o) {
                         continue;
                 s[n].nic = &c.nics.nics[i];
                 backend_read_all(&c.backend, s[n].nic, s[n].knobs);
+                s[n].tx_timeouts_known = nic_read_tx_timeouts(c.root, s[n].nic, &s[n].tx_timeouts) >= 0;
+                s[n].tx_guard = context_tx_guard(&c, s[n].nic, &s[n].tx_timeouts);
                 n++;
         }
         if (o->json)

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <inttypes.h>
 #include <sys/stat.h>
 
 #include "context.h"
 #include "log.h"
 #include "messages.h"
+#include "nic-log.h"
+#include "undo.h"
 
 int context_open(Context *c, const Options *o) {
         IdentifyContext ic;
@@ -111,11 +114,35 @@ int context_select(Context *c, char **args, int n_args, bool *selected) {
         return 0;
 }
 
+bool context_tx_guard(Context *c, const Nic *n, uint64_t *ret_timeouts) {
+        uint64_t t = 0;
+        bool counted = nic_read_tx_timeouts(c->root, n, &t) >= 0 && t > 0;
+
+        *ret_timeouts = t;
+        return counted || undo_tx_guard_recorded(c->opts->state_dir, n->slot);
+}
+
 void context_plan_nic(Context *c, const Nic *n, KnobReading current[_KNOB_MAX], NicPlan *ret) {
+        uint64_t timeouts;
+        bool guard = context_tx_guard(c, n, &timeouts);
+
         backend_read_all(&c->backend, n, current);
         plan_nic(&(PlanInput) { .nic = n, .current = current, .quirks = &c->quirks, .config = &c->config,
-                                .profile = c->profile, .machine = &c->machine, .show_held_back = true },
+                                .profile = c->profile, .machine = &c->machine, .show_held_back = true,
+                                .tx_guard = guard, .tx_timeouts = timeouts },
                  ret);
+}
+
+void context_record_tx_guard(Context *c, const Nic *n, const NicPlan *plan) {
+        int r;
+
+        if (!plan->tx_guard || undo_tx_guard_recorded(c->opts->state_dir, n->slot))
+                return;
+        r = undo_tx_guard_record(c->opts->state_dir, n->slot, plan->tx_timeouts);
+        log_nic(LOG_WARNING, R8T_MESSAGE_TX_TIMEOUT_GUARD, n, 0,
+                "had %" PRIu64 " tx timeout%s: L1 stays off for this link until reboot, whatever the profile or configuration "
+                "asks%s%s", plan->tx_timeouts, plan->tx_timeouts == 1 ? "" : "s",
+                r < 0 ? "; cannot record it in the state directory: " : "", r < 0 ? strerror(-r) : "");
 }
 
 int context_open_selected(Context *c, const Options *o, bool policy, bool **ret_selected) {

@@ -13,6 +13,12 @@
 #define EEE (&knob_backends[KNOB_BACKEND_EEE])
 
 /*
+ * After a tx timeout, 6.3+ (and 5.10.203, 5.15.142) calls pci_disable_link_state(L0S | L1)
+ * and logs "ASPM disabled on Tx timeout" (80c0576ef179, "r8169: disable ASPM in case of tx
+ * timeout"); turning L1 back on undoes that. The l1 and off_after_tx_timeout columns are the
+ * guard's (see plan.c): the substates are turned off explicitly, deepest first, since writing
+ * 0 to l1_aspm did not mask them on kernels before the L1 substate fix of Aug 2023.
+ *
  * Write order (the order column, {off, on}): link states are turned off deepest
  * first (L1.2 before L1.1 before L1) and on shallowest first, so that no write
  * re-enables a state another write just turned off: writing 0 to l1_aspm also
@@ -28,12 +34,12 @@
  */
 static const Knob knobs[_KNOB_MAX] = {
         [KNOB_CLKPM]      = { "clkpm",      LINK, KNOB_TYPE_BOOL, .order = { 6, 8 },  .summary = "PCIe clock power management (CLKREQ#)" },
-        [KNOB_L0S_ASPM]   = { "l0s_aspm",   LINK, KNOB_TYPE_BOOL, .order = { 5, 9 },  .summary = "ASPM L0s" },
-        [KNOB_L1_ASPM]    = { "l1_aspm",    LINK, KNOB_TYPE_BOOL, .order = { 4, 10 }, .summary = "ASPM L1" },
-        [KNOB_L1_1_ASPM]  = { "l1_1_aspm",  LINK, KNOB_TYPE_BOOL, .order = { 3, 11 }, .summary = "ASPM L1.1" },
-        [KNOB_L1_2_ASPM]  = { "l1_2_aspm",  LINK, KNOB_TYPE_BOOL, .order = { 1, 13 }, .summary = "ASPM L1.2" },
-        [KNOB_L1_1_PCIPM] = { "l1_1_pcipm", LINK, KNOB_TYPE_BOOL, .order = { 2, 12 }, .summary = "PCI-PM L1.1" },
-        [KNOB_L1_2_PCIPM] = { "l1_2_pcipm", LINK, KNOB_TYPE_BOOL, .order = { 0, 14 }, .summary = "PCI-PM L1.2" },
+        [KNOB_L0S_ASPM]   = { "l0s_aspm",   LINK, KNOB_TYPE_BOOL, .order = { 5, 9 },  .off_after_tx_timeout = true, .summary = "ASPM L0s" },
+        [KNOB_L1_ASPM]    = { "l1_aspm",    LINK, KNOB_TYPE_BOOL, .order = { 4, 10 }, .l1 = true, .off_after_tx_timeout = true, .summary = "ASPM L1" },
+        [KNOB_L1_1_ASPM]  = { "l1_1_aspm",  LINK, KNOB_TYPE_BOOL, .order = { 3, 11 }, .l1 = true, .off_after_tx_timeout = true, .summary = "ASPM L1.1" },
+        [KNOB_L1_2_ASPM]  = { "l1_2_aspm",  LINK, KNOB_TYPE_BOOL, .order = { 1, 13 }, .l1 = true, .off_after_tx_timeout = true, .summary = "ASPM L1.2" },
+        [KNOB_L1_1_PCIPM] = { "l1_1_pcipm", LINK, KNOB_TYPE_BOOL, .order = { 2, 12 }, .l1 = true, .off_after_tx_timeout = true, .summary = "PCI-PM L1.1" },
+        [KNOB_L1_2_PCIPM] = { "l1_2_pcipm", LINK, KNOB_TYPE_BOOL, .order = { 0, 14 }, .l1 = true, .off_after_tx_timeout = true, .summary = "PCI-PM L1.2" },
         [KNOB_TSO] = { "tso", FEATURE, KNOB_TYPE_BOOL, .pattern = "tx-tcp*-segmentation",    .order = { 101, 101 }, .summary = "TCP segmentation offload" },
         [KNOB_SG]  = { "sg",  FEATURE, KNOB_TYPE_BOOL, .pattern = "tx-scatter-gather*",      .order = { 102, 100 }, .summary = "scatter-gather" },
         [KNOB_GSO] = { "gso", FEATURE, KNOB_TYPE_BOOL, .pattern = "tx-generic-segmentation", .order = { 110, 110 }, .summary = "generic segmentation offload" },

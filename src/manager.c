@@ -156,6 +156,7 @@ static void manager_apply(Manager *m, ManagedNic *mn) {
                 return;
         }
         context_plan_nic(&m->c, &mn->nic, current, &plan);
+        context_record_tx_guard(&m->c, &mn->nic, &plan);
         /* drift = leave: what another tool took over stays with it until a reload. */
         for (size_t i = 0; i < plan.n; i++)
                 if (!mn->knobs[plan.items[i].knob].yielded)

@@ -61,6 +61,9 @@ int log_nic_knob(int level, const char *message_id, const Nic *n, KnobId knob, c
         if (why && why->kind == PROVENANCE_QUIRK) {
                 field(&f, "QUIRK=%s", why->quirk->id);
                 snprintf(prov, sizeof(prov), " (quirk %s)", why->quirk->id);
+        } else if (why && why->kind == PROVENANCE_GUARD) {
+                field(&f, "GUARD=tx-timeout");
+                snprintf(prov, sizeof(prov), " (tx-timeout guard)");
         } else if (why && why->kind == PROVENANCE_CONFIG) {
                 field(&f, "CONFIG_FILE=%s", why->origin.file);
                 field(&f, "CONFIG_LINE=%u", why->origin.line);

@@ -225,3 +225,38 @@ int nic_discover(const Sysroot *root, NicList *ret) {
         *ret = l;
         return 0;
 }
+
+int nic_read_tx_timeouts(const Sysroot *root, const Nic *n, uint64_t *ret) {
+        _cleanup_closedir_ DIR *d = NULL;
+        char dir[128];
+        uint64_t sum = 0;
+        int fd, found = 0;
+
+        if (!nic_ifname(n))
+                return -ENODEV;
+        snprintf(dir, sizeof(dir), "class/net/%s/queues", nic_ifname(n));
+        fd = sysroot_open_dir(root, dir);
+        if (fd < 0)
+                return fd;
+        d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return -errno;
+        }
+        for (struct dirent *de; (de = readdir(d));) {
+                char qdir[sizeof(dir) + 256 + 2];
+                uint64_t v;
+
+                if (strncmp(de->d_name, "tx-", 3) != 0 || strlen(de->d_name) > 16)
+                        continue;
+                snprintf(qdir, sizeof(qdir), "%s/%s", dir, de->d_name);
+                if (sysroot_read_u64(root, qdir, "tx_timeout", &v) >= 0) {
+                        sum += v;
+                        found++;
+                }
+        }
+        if (!found)
+                return -ENOENT;
+        *ret = sum;
+        return 0;
+}

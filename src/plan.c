@@ -19,6 +19,9 @@ const char *plan_provenance_string(const Provenance *p, char *buf, size_t size) 
         case PROVENANCE_CONFIG:
                 snprintf(buf, size, "%s:%u", p->origin.file, p->origin.line);
                 break;
+        case PROVENANCE_GUARD:
+                snprintf(buf, size, "tx-timeout guard");
+                break;
         default:
                 snprintf(buf, size, "-");
         }
@@ -79,6 +82,33 @@ void plan_nic(const PlanInput *in, NicPlan *ret) {
         if (ret->ignored) {
                 ret->n = 0;
                 return;
+        }
+
+        /*
+         * The tx-timeout guard, above every profile, quirk and override: a link that
+         * timed out never gets an L1 state turned on again (6.3+ turns L0s/L1 off then,
+         * and turning them on undoes it); L0s and L1 are planned off: where the kernel did
+         * that already it is a keep, where L1 is still on the kernel had no guard of its own
+         * (before 6.3, except 5.10.203+ and 5.15.142+) and they are turned off.
+         */
+        ret->tx_guard = in->tx_guard;
+        ret->tx_timeouts = in->tx_timeouts;
+        if (in->tx_guard) {
+                for (int k = 0; k < _KNOB_MAX; k++) {
+                        if (knob_get(k)->l1 && set[k] && value[k] != 0) {
+                                ret->guarded[ret->n_guarded++] = (PlanItem) { .knob = k, .action = PLAN_EXCLUDED,
+                                                                              .desired = value[k], .current = in->current[k],
+                                                                              .why = why[k] };
+                                set[k] = false;
+                        }
+                        /* Planned even where the kernel did it already (keep): a plan that left them out would give back. */
+                        if (knob_get(k)->off_after_tx_timeout && in->current[k].status == KNOB_STATUS_OK) {
+                                set[k] = true;
+                                skip[k] = false;
+                                value[k] = 0;
+                                why[k] = (Provenance) { .kind = PROVENANCE_GUARD };
+                        }
+                }
         }
 
         for (int k = 0; k < _KNOB_MAX; k++) {

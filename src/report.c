@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <inttypes.h>
 #include <sys/ioctl.h>
 
 #include "report.h"
@@ -97,6 +98,11 @@ void report_status_text(FILE *f, const NicStatus *s, size_t n) {
                                 l->clkpm_enabled ? ", enabled" : "",
                                 l->l1ss ? "; L1 substates capable" : "");
                 report_unknown_chip_advice(f, nic);
+                if (s[i].tx_guard)
+                        fprintf(f, "  tx timeouts: %" PRIu64 "; tx-timeout guard: L1 stays off for this link until reboot\n",
+                                s[i].tx_timeouts);
+                else if (s[i].tx_timeouts_known)
+                        fprintf(f, "  tx timeouts: %" PRIu64 "\n", s[i].tx_timeouts);
                 fputs("  knobs:\n", f);
                 for (int k = 0; k < _KNOB_MAX; k++) {
                         const KnobReading *r = &s[i].knobs[k];
@@ -184,6 +190,11 @@ void report_status_json(FILE *f, const NicStatus *s, size_t n) {
                         fputc(',', f);
                 fputc('{', f);
                 report_nic_json_members(f, s[i].nic);
+                if (s[i].tx_timeouts_known)
+                        fprintf(f, ",\"tx_timeouts\":%" PRIu64, s[i].tx_timeouts);
+                else
+                        fputs(",\"tx_timeouts\":null", f);
+                fprintf(f, ",\"tx_timeout_guard\":%s", s[i].tx_guard ? "true" : "false");
                 fputs(",\"knobs\":{", f);
                 for (int k = 0; k < _KNOB_MAX; k++) {
                         const KnobReading *r = &s[i].knobs[k];
@@ -217,6 +228,8 @@ static void provenance_json(FILE *f, const Provenance *p) {
                 json_kv_str(f, "quirk", p->quirk->id, true);
                 json_kv_str(f, "reason", p->quirk->reason, true);
                 json_kv_str(f, "reference", p->quirk->reference, false);
+        } else if (p->kind == PROVENANCE_GUARD) {
+                fputs("\"source\":\"tx-timeout-guard\"", f);
         } else if (p->kind == PROVENANCE_CONFIG) {
                 fputs("\"source\":\"config\",", f);
                 json_kv_str(f, "file", p->origin.file, true);
@@ -292,6 +305,10 @@ void report_plan_json(FILE *f, const PlanReport *r) {
                         char hb[128];
                         plan_item_json(f, &p->held[j], j > 0, held_back_because(r, hb, sizeof(hb)));
                 }
+                fprintf(f, "],\"tx_timeouts\":%" PRIu64 ",\"tx_timeout_guard\":%s,\"guarded\":[", p->tx_timeouts,
+                        p->tx_guard ? "true" : "false");
+                for (size_t j = 0; j < p->n_guarded; j++)
+                        plan_item_json(f, &p->guarded[j], j > 0, "tx-timeout guard: this link timed out");
                 /* Entries of the profile that would apply, but were written for another driver. */
                 fputs("],\"other_driver\":[", f);
                 for (size_t j = 0; j < p->n_other_driver; j++) {
@@ -380,6 +397,26 @@ void report_plan_text(FILE *f, const PlanReport *r) {
                         print_wrapped(f, first, "    ", it->why.quirk->reason);
                         print_wrapped(f, "    see:", "      ", it->why.quirk->reference);
                 }
+                if (p->tx_guard) {
+                        char line[256];
+                        snprintf(line, sizeof(line), "this link had %" PRIu64 " tx timeout%s (or one was recorded this boot): "
+                                 "L1 stays off until reboot, whatever the profile asks", p->tx_timeouts, p->tx_timeouts == 1 ? "" : "s");
+                        print_wrapped(f, "  tx-timeout guard:", "    ", line);
+                }
+                for (size_t j = 0; j < p->n_guarded; j++)
+                        fprintf(f, "  %-8s %-21s %-16s %s (not turned on: tx-timeout guard)\n", "guarded",
+                                knob_get(p->guarded[j].knob)->name, "stays off",
+                                plan_provenance_string(&p->guarded[j].why, prov, sizeof(prov)));
+                if (p->tx_guard) {
+                        char line[256];
+                        snprintf(line, sizeof(line), "this link had %" PRIu64 " tx timeout%s (or one was recorded this boot): "
+                                 "L1 stays off until reboot, whatever the profile asks", p->tx_timeouts, p->tx_timeouts == 1 ? "" : "s");
+                        print_wrapped(f, "  tx-timeout guard:", "    ", line);
+                }
+                for (size_t j = 0; j < p->n_guarded; j++)
+                        fprintf(f, "  %-8s %-21s %-16s %s (not turned on: tx-timeout guard)\n", "guarded",
+                                knob_get(p->guarded[j].knob)->name, "stays off",
+                                plan_provenance_string(&p->guarded[j].why, prov, sizeof(prov)));
                 for (size_t j = 0; j < p->n_other_driver; j++) {
                         char drivers[128], line[512];
                         snprintf(line, sizeof(line),

@@ -19,7 +19,7 @@ static const char *const readable[] = {
         "resource", "resource[0-9]", "address", "addr_assign_type", "ifindex", "carrier",
         "operstate", "flags", "type", "online", "scope", "status", "uevent",
         "sys_vendor", "product_name", "product_version", "board_vendor", "board_name", "bios_version",
-        "policy",
+        "policy", "tx_timeout",
 };
 /* The only attributes r8169-tuned ever writes: the knobs whose backend is a sysfs attribute. */
 static bool attr_writable(const char *attr) {

@@ -347,3 +347,33 @@ int undo_service_running(const char *state_dir) {
         return 0;
 }
 
+
+static int guard_path(const char *state_dir, const char *slot, char **ret) {
+        if (!pci_slot_valid(slot))
+                return -EINVAL;
+        return asprintf(ret, "%s/%s.txguard", state_dir, slot) < 0 ? -ENOMEM : 0;
+}
+
+bool undo_tx_guard_recorded(const char *state_dir, const char *slot) {
+        _cleanup_free_ char *path = NULL;
+
+        return guard_path(state_dir, slot, &path) >= 0 && access(path, F_OK) >= 0;
+}
+
+int undo_tx_guard_record(const char *state_dir, const char *slot, uint64_t timeouts) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_close_ int fd = -1;
+        char text[64];
+        int r, n;
+
+        r = guard_path(state_dir, slot, &path);
+        if (r < 0)
+                return r;
+        if (mkdir(state_dir, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
+        if (fd < 0)
+                return -errno;
+        n = snprintf(text, sizeof(text), "tx_timeouts %" PRIu64 "\n", timeouts);
+        return write(fd, text, (size_t) n) == n ? 0 : -EIO;
+}

@@ -310,7 +310,7 @@ static void test_plan(void **state) {
         cur[KNOB_TSO] = (KnobReading) { .status = KNOB_STATUS_NO_INTERFACE, .error = -ENODEV };
 
         /* performance, no config: clkpm 1 -> 0, both L1 substates off, deepest first */
-        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_PERFORMANCE, &m, false }, &p);
+        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_PERFORMANCE, &m, false, false, 0 }, &p);
         it = find_item(&p, KNOB_CLKPM);
         assert_int_equal(it->action, PLAN_CHANGE);
         assert_int_equal(it->desired, 0);
@@ -324,12 +324,12 @@ static void test_plan(void **state) {
         assert_null(find_item(&p, KNOB_SG)); /* unset is not zero: nobody asked */
 
         /* powersave: the performance-only quirk is out, the other stays */
-        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_POWERSAVE, &m, false }, &p);
+        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_POWERSAVE, &m, false, false, 0 }, &p);
         assert_null(find_item(&p, KNOB_CLKPM));
         assert_non_null(find_item(&p, KNOB_TSO));
 
         /* config beats the quirk and says which line and which quirk */
-        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m, false }, &p);
+        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m, false, false, 0 }, &p);
         it = find_item(&p, KNOB_CLKPM);
         assert_int_equal(it->action, PLAN_KEEP);
         assert_int_equal(it->desired, 1);
@@ -340,20 +340,20 @@ static void test_plan(void **state) {
 
         /* a config section that does not match changes nothing */
         dev.match.interface = "wl*";
-        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m, false }, &p);
+        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m, false, false, 0 }, &p);
         assert_int_equal(find_item(&p, KNOB_CLKPM)->why.kind, PROVENANCE_QUIRK);
 
         /* ignore = yes: nothing planned at all */
         dev.match.interface = "enp1s0";
         dev.ignore = true;
         dev.ignore_origin = (Origin) { "/etc/x.conf", 3 };
-        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m, false }, &p);
+        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m, false, false, 0 }, &p);
         assert_true(p.ignored);
         assert_int_equal(p.n, 0);
 
         /* an unidentified NIC matches no quirk */
         nic.xid = CHIP_XID_INVALID;
-        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_PERFORMANCE, &m, false }, &p);
+        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_PERFORMANCE, &m, false, false, 0 }, &p);
         assert_int_equal(p.n, 0);
 }
 
