@@ -34,12 +34,17 @@ typedef struct UndoJournal {
         size_t n;
         char **raw;                 /* lines that did not parse: kept verbatim, never dropped */
         size_t n_raw;
+        bool truncated;             /* too large: only its first lines were read; never saved */
 } UndoJournal;
 
 void undo_done(UndoJournal *j);
 /* Pure parser (fuzzed): bad lines are diagnosed with file:line and kept in raw. */
 int undo_parse(const char *text, size_t len, const char *path, UndoJournal *ret, Diagnostics *d);
-/* Loads <state_dir>/<slot>; a missing file is an empty journal. */
+/*
+ * Loads <state_dir>/<slot>; a missing file is an empty journal. -EBADF: not a
+ * regular file (a FIFO, a device), -EISDIR: a directory. A file too large is
+ * read as far as it fits, with a diagnostic, and marked truncated.
+ */
 int undo_load(const char *state_dir, const char *slot, UndoJournal *ret, Diagnostics *d);
 /* All journals in a state directory (slots of NICs that may be gone). */
 int undo_list(const char *state_dir, char ***ret_slots, size_t *n);

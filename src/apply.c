@@ -69,8 +69,9 @@ static int journal_open(ApplyContext *ctx, const Nic *n, UndoJournal *j) {
                                "cannot create state directory %s: %m; not touching this NIC", ctx->state_dir);
         r = undo_load(ctx->state_dir, n->slot, j, &d);
         if (r < 0)
-                return log_nic(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, r,
-                               "cannot read its undo journal in %s: %m; not touching this NIC", ctx->state_dir);
+                return log_nic(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, r, "cannot read its undo journal %s/%s: %s; not touching this NIC",
+                               ctx->state_dir, n->slot,
+                               r == -EBADF ? "not a regular file" : r == -EISDIR ? "it is a directory" : strerror(-r));
         for (size_t i = 0; i < d.n; i++)
                 log_nic(LOG_WARNING, R8T_MESSAGE_KNOB_FAILED, n, 0, "%s", d.msgs[i]);
         if (j->mac[0] && n->perm_mac[0] && !streq(j->mac, n->perm_mac)) {
@@ -422,7 +423,7 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
                                         st->restored - given.restored, st->left_alone - given.left_alone,
                                         st->failed - given.failed);
                 }
-                if (changes > 0 && j.n_raw > 0) {
+                if (changes > 0 && (j.n_raw > 0 || j.truncated)) {
                         /* Recording anew could replace an original we cannot read: never lose one. */
                         st->failed += (unsigned) changes;
                         return log_nic(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, EBADMSG,
@@ -499,9 +500,13 @@ int restore_nic(ApplyContext *ctx, const Nic *n, const char *slot, ApplyStats *s
         if (r < 0)
                 return r;
         restore_entries(ctx, n, &j, NULL, st);
-        r = undo_save(&j);
+        r = j.truncated ? 0 : undo_save(&j);
         if (r < 0)
                 log_nic(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, r, "cannot update the undo journal %s: %m", j.path);
+        if (j.truncated)
+                log_nic(LOG_WARNING, R8T_MESSAGE_KNOB_FAILED, n, EFBIG,
+                        "%s is larger than an undo journal can be: what could be read was restored, the file stays as it "
+                        "is; remove it once the values are right", j.path);
         if (j.n_raw > 0)
                 log_nic(LOG_WARNING, R8T_MESSAGE_KNOB_FAILED, n, EBADMSG,
                         "%zu line%s of %s could not be read and stay%s there", j.n_raw, j.n_raw == 1 ? "" : "s", j.path,

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <pci/pci.h>
@@ -131,6 +132,12 @@ static void read_perm_mac(const Sysroot *root, Nic *n) {
                 return; /* NET_ADDR_PERM is 0; a random or set address is not an identity */
         if (sysroot_read(root, dir, "address", addr, sizeof(addr)) < 0 || strlen(addr) != 17)
                 return;
+        /* It goes into the undo journal and the journal's fields: only what an address can be. */
+        for (int i = 0; i < 17; i++)
+                if (i % 3 == 2 ? addr[i] != ':' : !isxdigit((unsigned char) addr[i]))
+                        return;
+        for (int i = 0; i < 17; i++)
+                addr[i] = (char) tolower((unsigned char) addr[i]);
         memcpy(n->perm_mac, addr, 18);
 }
 
@@ -164,61 +171,121 @@ static int slot_cmp(const void *a, const void *b) {
         return strcmp(((const Nic *) a)->slot, ((const Nic *) b)->slot);
 }
 
-int nic_discover(const Sysroot *root, NicList *ret) {
-        /* volatile: these change between setjmp and a possible longjmp. */
-        struct pci_access *volatile pacc = NULL;
-        NicList *volatile list;
-        NicList l = {};
-        char path[4096];
+/* A PCI function under bus/pci/devices whose ids can be read: every other entry is skipped and said. */
+static int read_ids(const Sysroot *root, const char *slot, uint16_t ids[4]) {
+        static const char *const attrs[4] = { "vendor", "device", "subsystem_vendor", "subsystem_device" };
+        char dir[64];
 
-        list = &l;
-        snprintf(path, sizeof(path), "%s/bus/pci", sysroot_path(root));
+        snprintf(dir, sizeof(dir), "bus/pci/devices/%s", slot);
+        for (int i = 0; i < 4; i++) {
+                uint64_t v = 0;
+                int r = sysroot_read_u64(root, dir, attrs[i], &v);
+                if (r < 0 && i < 2)
+                        return r;
+                if (r >= 0 && v > UINT16_MAX)
+                        return -EBADMSG;
+                ids[i] = (uint16_t) v;
+        }
+        return 0;
+}
 
+/*
+ * libpci reads one device: with its error callback jumping back here, a device
+ * that vanishes while it is read costs that device, not the whole scan.
+ */
+static int read_one(struct pci_access *pacc, const Sysroot *root, const char *slot, Nic *n, PciLink *upstream_only) {
+        struct pci_dev *volatile d = NULL;
+        unsigned domain, bus, dev, func;
+
+        if (sscanf(slot, "%4x:%2x:%2x.%1x", &domain, &bus, &dev, &func) != 4)
+                return -EINVAL;
         if (setjmp(pci_error_jmp)) {
-                log_error("libpci: %s", pci_error_msg);
-                if (pacc)
-                        pci_cleanup(pacc);
-                nic_list_done(list);
+                if (d)
+                        pci_free_dev(d);
                 return -EIO;
         }
+        d = pci_get_dev(pacc, (int) domain, (int) bus, (int) dev, (int) func);
+        if (!d)
+                return -ENOMEM;
+        if (upstream_only) {
+                pci_fill_info(d, PCI_FILL_CAPS | PCI_FILL_EXT_CAPS);
+                read_link_caps(d, upstream_only);
+        } else {
+                pci_fill_info(d, PCI_FILL_IDENT);
+                nic_from_pci(root, d, n);
+        }
+        pci_free_dev(d);
+        return 0;
+}
 
+int nic_discover(const Sysroot *root, NicList *ret) {
+        _cleanup_closedir_ DIR *dir = NULL;
+        struct pci_access *pacc;
+        char path[4096], skipped_first[sizeof(pci_error_msg) + 64] = "";
+        unsigned skipped = 0;
+        NicList l = {};
+        int fd;
+
+        /* Our own listing, each entry checked: a dangling or looping link, a device without vendor
+         * (removed during the scan) is skipped and said, not a reason to see no NIC at all. */
+        fd = sysroot_open_dir(root, "bus/pci/devices");
+        if (fd < 0)
+                return log_error_errno(fd, "Cannot list %s/bus/pci/devices, where libpci finds PCI devices: %m", sysroot_path(root));
+        dir = fdopendir(fd);
+        if (!dir) {
+                close(fd);
+                return -errno;
+        }
+        snprintf(path, sizeof(path), "%s/bus/pci", sysroot_path(root));
         pacc = pci_alloc();
+        if (!pacc)
+                return -ENOMEM;
         pacc->error = pci_on_error;
         pacc->warning = pci_on_warning;
         pacc->debug = pci_on_debug;
         pacc->method = PCI_ACCESS_SYS_BUS_PCI;
-        if (pci_set_param(pacc, "sysfs.path", path) < 0) {
+        if (setjmp(pci_error_jmp) || pci_set_param(pacc, "sysfs.path", path) < 0) {
+                log_error("libpci: %s", pci_error_msg[0] ? pci_error_msg : "cannot set its sysfs path");
                 pci_cleanup(pacc);
-                return -EINVAL;
+                return -EIO;
         }
         pci_init(pacc);
-        pci_scan_bus(pacc);
 
-        for (struct pci_dev *d = pacc->devices; d; d = d->next) {
+        for (struct dirent *de; (de = readdir(dir));) {
+                uint16_t ids[4];
                 Nic *nics;
+                int r;
 
-                pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_SUBSYS);
-                if (!chip_pci_id_known(d->vendor_id, d->device_id, d->subsys_vendor_id, d->subsys_id))
+                if (!pci_slot_valid(de->d_name))
                         continue;
-                nics = reallocarray(list->nics, list->n + 1, sizeof(Nic));
-                if (!nics) {
+                r = read_ids(root, de->d_name, ids);
+                if (r >= 0 && !chip_pci_id_known(ids[0], ids[1], ids[2], ids[3]))
+                        continue;
+                nics = r >= 0 ? reallocarray(l.nics, l.n + 1, sizeof(Nic)) : NULL;
+                if (r >= 0 && !nics) {
                         pci_cleanup(pacc);
-                        nic_list_done(list);
+                        nic_list_done(&l);
                         return -ENOMEM;
                 }
-                list->nics = nics;
-                nic_from_pci(root, d, &list->nics[list->n++]);
+                if (nics)
+                        l.nics = nics;
+                if (r >= 0)
+                        r = read_one(pacc, root, de->d_name, &l.nics[l.n], NULL);
+                if (r < 0) {
+                        if (skipped++ == 0)
+                                snprintf(skipped_first, sizeof(skipped_first), "%.16s: %s", de->d_name,
+                                         r == -EIO && pci_error_msg[0] ? pci_error_msg : strerror(-r));
+                        continue;
+                }
+                l.n++;
         }
+        if (skipped > 0)
+                log_warning("Skipped %u PCI entr%s that cannot be read (%s%s).", skipped, skipped == 1 ? "y" : "ies",
+                            skipped_first, skipped > 1 ? ", …" : "");
         /* The other end of each link: the port above the NIC. */
-        for (struct pci_dev *d = pacc->devices; d; d = d->next) {
-                char slot[PCI_SLOT_LEN];
-                format_slot(d, slot);
-                for (size_t i = 0; i < list->n; i++)
-                        if (streq(list->nics[i].upstream, slot)) {
-                                pci_fill_info(d, PCI_FILL_CAPS | PCI_FILL_EXT_CAPS);
-                                read_link_caps(d, &list->nics[i].upstream_link);
-                        }
-        }
+        for (size_t i = 0; i < l.n; i++)
+                if (l.nics[i].upstream[0])
+                        (void) read_one(pacc, root, l.nics[i].upstream, NULL, &l.nics[i].upstream_link);
         pci_cleanup(pacc);
         if (l.n > 1)
                 qsort(l.nics, l.n, sizeof(Nic), slot_cmp);

@@ -141,12 +141,36 @@ int undo_load(const char *state_dir, const char *slot, UndoJournal *ret, Diagnos
         if (fd < 0 && errno != ENOENT)
                 return -errno;
         if (fd >= 0) {
+                bool truncated = false;
+
                 r = read_fd_bounded(fd, UNDO_MAX_FILE, &buf, &n);
+                if (r == -EFBIG) {
+                        /* Too large to be ours: read what fits, so restore can still put that back, and
+                         * never write the file again (it would lose the rest). */
+                        buf = malloc(UNDO_MAX_FILE);
+                        if (!buf)
+                                return -ENOMEM;
+                        for (n = 0; n < UNDO_MAX_FILE;) {
+                                ssize_t k = pread(fd, buf + n, UNDO_MAX_FILE - n, (off_t) n);
+                                if (k < 0 && errno == EINTR)
+                                        continue;
+                                if (k <= 0)
+                                        break;
+                                n += (size_t) k;
+                        }
+                        while (n > 0 && buf[n - 1] != '\n')
+                                n--; /* the last line is cut: not read */
+                        truncated = true;
+                        diag_add(d, path, 0, "larger than %u KiB: only its first lines are read, and the file is kept as it is",
+                                 UNDO_MAX_FILE / 1024);
+                        r = 0;
+                }
                 if (r < 0)
-                        return r == -EBADF || r == -EISDIR || r == -EFBIG ? -EBADMSG : r;
+                        return r; /* -EBADF: not a regular file, -EISDIR: a directory */
                 r = undo_parse(buf, n, path, &j, d);
                 if (r < 0)
                         return r;
+                j.truncated = truncated;
         }
         memcpy(j.slot, slot, PCI_SLOT_LEN);
         j.path = TAKE_PTR(path);
@@ -232,6 +256,8 @@ int undo_save(UndoJournal *j) {
         _cleanup_fclose_ FILE *f = NULL;
         int fd, r;
 
+        if (j->truncated)
+                return -EFBIG; /* only part of it was read: writing it would lose the rest */
         if (j->n == 0 && j->n_raw == 0) {
                 if (unlink(j->path) < 0 && errno != ENOENT)
                         return -errno;

@@ -121,24 +121,42 @@ int xid_parse_kernel_line(const char *line, const char *slot, uint16_t *ret) {
         return -ENOENT;
 }
 
+/* What a kernel log file may be: dmesg or journalctl -k of one boot is far smaller. */
+#define KERNEL_LOG_MAX (16u << 20)
+
 /* (b) from a file of kernel messages: the last matching line wins (a re-probe replaces the first). */
 static int xid_from_log_file(Nic *n, const char *path, uint16_t *ret) {
-        _cleanup_fclose_ FILE *f = NULL;
-        _cleanup_free_ char *line = NULL;
-        size_t cap = 0;
+        _cleanup_free_ char *buf = NULL;
+        _cleanup_close_ int fd = -1;
         bool found = false;
         uint16_t xid = 0;
+        size_t len;
+        int r;
 
-        f = fopen(path, "re");
-        if (!f) {
+        /* A FIFO or a device would block or never end: only a regular file, and a bounded one. */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0) {
                 note(n, "kernel-log: %s: %m", path);
                 return -errno;
         }
-        for (ssize_t k; (k = getline(&line, &cap, f)) >= 0;) {
-                if ((size_t) k != strlen(line))
-                        continue; /* embedded NUL: not a text line */
-                if (xid_parse_kernel_line(line, n->slot, &xid) >= 0)
-                        found = true;
+        r = read_fd_bounded(fd, KERNEL_LOG_MAX, &buf, &len);
+        if (r < 0) {
+                note(n, "kernel-log: %s: %s", path,
+                     r == -EBADF ? "not a regular file" : r == -EFBIG ? "larger than 16 MiB" : strerror(-r));
+                return r;
+        }
+        for (char *p = buf, *end = buf + len; p < end;) {
+                char *nl = memchr(p, '\n', (size_t) (end - p)), line[1024];
+                size_t k = nl ? (size_t) (nl - p) : (size_t) (end - p);
+
+                /* A line with a NUL or longer than any r8169 line is not one of its lines. */
+                if (k < sizeof(line) && !memchr(p, '\0', k)) {
+                        memcpy(line, p, k);
+                        line[k] = '\0';
+                        if (xid_parse_kernel_line(line, n->slot, &xid) >= 0)
+                                found = true;
+                }
+                p += k + 1;
         }
         if (!found) {
                 note(n, "kernel-log: no XID line for %s in %s", n->slot, path);

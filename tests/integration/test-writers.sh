@@ -99,8 +99,13 @@ for i in $(seq 1 100); do
         r8t_bg "$fx" "$st" "$TMP/a.out" apply; a=$!
         r8t_bg "$fx" "$st" "$TMP/b.out" apply; b=$!
         set +e; wait $a; wait $b; set -e
-        restore_all "$fx" "$st" || lost=$((lost + 1))
-        [[ "$(snapshot "$fx")" == "$before" ]] || lost=$((lost + 1))
+        journal=$(cat "$st/0000:01:00.0" 2>&1)
+        if ! restore_all "$fx" "$st" || [[ "$(snapshot "$fx")" != "$before" ]]; then
+                lost=$((lost + 1))
+                [[ $lost == 1 ]] && printf 'race %d: first apply:\n%s\nsecond:\n%s\njournal:\n%s\nrestore:\n%s\ndifference:\n%s\n' "$i" \
+                        "$(cat "$TMP/a.out")" "$(cat "$TMP/b.out")" "$journal" "$(cat "$TMP/restore.out")" \
+                        "$(diff <(echo "$before") <(snapshot "$fx") || true)" >&2
+        fi
 done
 eq "race: runs that lost an original, of 100" 0 "$lost"
 
