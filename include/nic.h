@@ -22,6 +22,7 @@ const char *xid_source_to_string(XidSource s);
 
 /* The PCIe link as config space describes it (for status and diagnose, never written). */
 typedef struct PciLink {
+        bool truncated;        /* config space past 64 bytes unreadable (no CAP_SYS_ADMIN): nothing below is known */
         bool pcie;
         uint8_t aspm_support;  /* LnkCap bits 11:10: 1 = L0s, 2 = L1 */
         bool clkpm_capable;    /* LnkCap bit 18 */

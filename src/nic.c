@@ -51,6 +51,14 @@ Nic *nic_list_find_ifname(NicList *l, const char *ifname) {
 
 static void read_link_caps(struct pci_dev *d, PciLink *link) {
         struct pci_cap *cap;
+        uint8_t probe[4];
+
+        /* Without CAP_SYS_ADMIN (the service's sandbox) the kernel hands out 64 bytes of config
+         * space: the capabilities lie past them. Say so rather than report zeros. */
+        if (!pci_read_block(d, 0x40, probe, sizeof(probe))) {
+                link->truncated = true;
+                return;
+        }
 
         cap = pci_find_cap(d, PCI_CAP_ID_EXP, PCI_CAP_NORMAL);
         if (cap) {

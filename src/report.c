@@ -91,7 +91,10 @@ void report_status_text(FILE *f, const NicStatus *s, size_t n) {
                 if (nic->perm_mac[0])
                         fprintf(f, ", MAC %s", nic->perm_mac);
                 fputc('\n', f);
-                if (l->pcie)
+                if (l->truncated)
+                        fputs("  link: config space past 64 bytes is not readable here (needs CAP_SYS_ADMIN); the link/ knobs "
+                              "below are the kernel's own view\n", f);
+                else if (l->pcie)
                         fprintf(f, "  link: ASPM %s supported, %s enabled; CLKPM %s%s%s\n", report_aspm_states(l->aspm_support),
                                 report_aspm_states(l->aspm_control),
                                 l->clkpm_capable ? "capable" : "not capable",
@@ -176,9 +179,9 @@ void report_nic_json_members(FILE *f, const Nic *n) {
 }
 
 void report_link_json(FILE *f, const char *key, const PciLink *l) {
-        fprintf(f, "\"%s\":{\"pcie\":%s,\"aspm_support\":\"%s\",\"aspm_enabled\":\"%s\",\"clkpm_capable\":%s,"
+        fprintf(f, "\"%s\":{\"config_space_truncated\":%s,\"pcie\":%s,\"aspm_support\":\"%s\",\"aspm_enabled\":\"%s\",\"clkpm_capable\":%s,"
                    "\"clkpm_enabled\":%s,\"l1ss\":%s,\"l1ss_cap\":\"0x%08x\",\"l1ss_ctl1\":\"0x%08x\"}",
-                key, l->pcie ? "true" : "false", report_aspm_states(l->aspm_support), report_aspm_states(l->aspm_control),
+                key, l->truncated ? "true" : "false", l->pcie ? "true" : "false", report_aspm_states(l->aspm_support), report_aspm_states(l->aspm_control),
                 l->clkpm_capable ? "true" : "false", l->clkpm_enabled ? "true" : "false", l->l1ss ? "true" : "false",
                 l->l1ss_cap, l->l1ss_ctl1);
 }
