@@ -33,7 +33,8 @@ static void help(void) {
                "     --profile NAME     performance, balanced or powersave, whatever is configured\n"
                "     --state-dir DIR    Undo journals (default /run/r8169-tuned)\n"
                "     --log-level LEVEL  err, warning, notice, info, debug\n"
-               "     --log-target TARGET  auto, journal or stderr\n");
+               "     --log-target TARGET  auto, journal or stderr\n"
+               "     --show-mac         diagnose: show MAC addresses (redacted otherwise)\n");
 }
 
 typedef enum CommandArgs {
@@ -73,7 +74,7 @@ static int usage_error(const char *fmt, ...) {
 
 int main(int argc, char *argv[]) {
         enum { ARG_VERSION = 0x100, ARG_JSON, ARG_SYSFS, ARG_KERNEL_LOG, ARG_LOG_LEVEL, ARG_CONFIG, ARG_QUIRKS, ARG_PROFILE, ARG_STATE_DIR,
-               ARG_FAULT, ARG_LOG_TARGET };
+               ARG_FAULT, ARG_LOG_TARGET, ARG_SHOW_MAC };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
@@ -86,6 +87,7 @@ int main(int argc, char *argv[]) {
                 { "profile", required_argument, NULL, ARG_PROFILE },
                 { "state-dir", required_argument, NULL, ARG_STATE_DIR },
                 { "log-target", required_argument, NULL, ARG_LOG_TARGET },
+                { "show-mac", no_argument, NULL, ARG_SHOW_MAC },
                 /* Test seam, not documented: "N:KILL" or "N:STOP" after the N-th write. */
                 { "fault-after-writes", required_argument, NULL, ARG_FAULT },
                 {}
@@ -107,6 +109,9 @@ int main(int argc, char *argv[]) {
                         return 0;
                 case ARG_JSON:
                         o.json = true;
+                        break;
+                case ARG_SHOW_MAC:
+                        o.show_mac = true;
                         break;
                 case ARG_SYSFS:
                         o.sysfs = optarg;

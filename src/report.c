@@ -146,6 +146,74 @@ static void json_kv_str(FILE *f, const char *key, const char *value, bool comma)
                 fputc(',', f);
 }
 
+/* A knob's value in its JSON type: a boolean for on/off knobs, a number otherwise. */
+void report_knob_value_json(FILE *f, KnobId k, uint64_t v) {
+        if (knob_get(k)->type == KNOB_TYPE_BOOL)
+                fputs(v ? "true" : "false", f);
+        else
+                fprintf(f, "%" PRIu64, v);
+}
+
+/* "ENODEV" for -ENODEV; NULL for 0. */
+const char *report_errno_name(int error) {
+        const char *s;
+
+        if (error == 0)
+                return NULL;
+        s = strerrorname_np(error < 0 ? -error : error);
+        return s ?: "unknown";
+}
+
+/* The one knob object of schema 1: the same keys always, null when unknown. */
+void report_knob_reading_json(FILE *f, KnobId k, const KnobReading *r) {
+        fputs("{\"value\":", f);
+        if (r->status == KNOB_STATUS_OK && !r->partial)
+                report_knob_value_json(f, k, r->value);
+        else
+                fputs("null", f);
+        fputc(',', f);
+        json_kv_str(f, "status", knob_status_to_string(r->status), true);
+        json_kv_str(f, "errno", r->status != KNOB_STATUS_OK ? report_errno_name(r->error) : NULL, true);
+        json_kv_str(f, "message",
+                    r->status == KNOB_STATUS_OK ? NULL : r->message[0] ? r->message : r->error ? strerror(-r->error) : NULL,
+                    true);
+        fprintf(f, "\"partial\":%s,\"fixed\":%s}", r->status == KNOB_STATUS_OK && r->partial ? "true" : "false",
+                r->status == KNOB_STATUS_OK && r->fixed ? "true" : "false");
+}
+
+/* "L0s L1" as ["L0s","L1"]. */
+static void aspm_states_json(FILE *f, uint8_t bits) {
+        fputc('[', f);
+        if (bits & 1)
+                fputs("\"L0s\"", f);
+        if (bits & 2)
+                fputs(bits & 1 ? ",\"L1\"" : "\"L1\"", f);
+        fputc(']', f);
+}
+
+/* Space-separated words as a JSON array of strings. */
+void report_words_json(FILE *f, const char *words) {
+        bool first = true;
+
+        fputc('[', f);
+        for (const char *p = words ?: ""; *p;) {
+                size_t n;
+                _cleanup_free_ char *w = NULL;
+
+                p += strspn(p, " \t");
+                n = strcspn(p, " \t");
+                if (n == 0)
+                        break;
+                w = strndup(p, n);
+                if (!first)
+                        fputc(',', f);
+                json_string(f, w ?: "");
+                first = false;
+                p += n;
+        }
+        fputc(']', f);
+}
+
 void report_nic_json_members(FILE *f, const Nic *n) {
         char buf[32];
 
@@ -179,15 +247,18 @@ void report_nic_json_members(FILE *f, const Nic *n) {
 }
 
 void report_link_json(FILE *f, const char *key, const PciLink *l) {
-        fprintf(f, "\"%s\":{\"config_space_truncated\":%s,\"pcie\":%s,\"aspm_support\":\"%s\",\"aspm_enabled\":\"%s\",\"clkpm_capable\":%s,"
-                   "\"clkpm_enabled\":%s,\"l1ss\":%s,\"l1ss_cap\":\"0x%08x\",\"l1ss_ctl1\":\"0x%08x\"}",
-                key, l->truncated ? "true" : "false", l->pcie ? "true" : "false", report_aspm_states(l->aspm_support), report_aspm_states(l->aspm_control),
+        fprintf(f, "\"%s\":{\"config_space_truncated\":%s,\"pcie\":%s,\"aspm_support\":", key, l->truncated ? "true" : "false",
+                l->pcie ? "true" : "false");
+        aspm_states_json(f, l->aspm_support);
+        fputs(",\"aspm_enabled\":", f);
+        aspm_states_json(f, l->aspm_control);
+        fprintf(f, ",\"clkpm_capable\":%s,\"clkpm_enabled\":%s,\"l1ss\":%s,\"l1ss_cap\":\"0x%08x\",\"l1ss_ctl1\":\"0x%08x\"}",
                 l->clkpm_capable ? "true" : "false", l->clkpm_enabled ? "true" : "false", l->l1ss ? "true" : "false",
                 l->l1ss_cap, l->l1ss_ctl1);
 }
 
 void report_status_json(FILE *f, const NicStatus *s, size_t n) {
-        fputs("{\"nics\":[", f);
+        fprintf(f, "{\"schema\":%d,\"nics\":[", REPORT_JSON_SCHEMA);
         for (size_t i = 0; i < n; i++) {
                 if (i)
                         fputc(',', f);
@@ -200,45 +271,38 @@ void report_status_json(FILE *f, const NicStatus *s, size_t n) {
                 fprintf(f, ",\"tx_timeout_guard\":%s", s[i].tx_guard ? "true" : "false");
                 fputs(",\"knobs\":{", f);
                 for (int k = 0; k < _KNOB_MAX; k++) {
-                        const KnobReading *r = &s[i].knobs[k];
-                        char buf[KNOB_VALUE_MAX];
-
                         if (k)
                                 fputc(',', f);
                         json_string(f, knob_get(k)->name);
-                        fputs(":{", f);
-                        json_kv_str(f, "status", knob_status_to_string(r->status), true);
-                        if (r->status == KNOB_STATUS_OK) {
-                                json_kv_str(f, "current", knob_format_value(k, r->value, buf, sizeof(buf)), false);
-                                if (r->partial)
-                                        fputs(",\"partial\":true", f);
-                                if (r->fixed)
-                                        fputs(",\"fixed\":true", f);
-                        } else {
-                                json_kv_str(f, "error", r->error ? strerror(-r->error) : NULL, true);
-                                json_kv_str(f, "message", r->message[0] ? r->message : NULL, false);
-                        }
-                        fputc('}', f);
+                        fputc(':', f);
+                        report_knob_reading_json(f, k, &s[i].knobs[k]);
                 }
                 fputs("}}", f);
         }
         fputs("]}\n", f);
 }
 
+/* Where a value comes from, as the same members always: source, quirk, reason, reference, file, line. */
 static void provenance_json(FILE *f, const Provenance *p) {
-        if (p->kind == PROVENANCE_QUIRK) {
-                fputs("\"source\":\"quirk\",", f);
-                json_kv_str(f, "quirk", p->quirk->id, true);
-                json_kv_str(f, "reason", p->quirk->reason, true);
-                json_kv_str(f, "reference", p->quirk->reference, false);
-        } else if (p->kind == PROVENANCE_GUARD) {
-                fputs("\"source\":\"tx-timeout-guard\"", f);
-        } else if (p->kind == PROVENANCE_CONFIG) {
-                fputs("\"source\":\"config\",", f);
-                json_kv_str(f, "file", p->origin.file, true);
+        const Quirk *q = p->kind == PROVENANCE_QUIRK ? p->quirk : NULL;
+        bool cfg = p->kind == PROVENANCE_CONFIG;
+
+        json_kv_str(f, "source",
+                    p->kind == PROVENANCE_QUIRK ? "quirk" : p->kind == PROVENANCE_GUARD ? "tx-timeout-guard" : cfg ? "config" : NULL,
+                    true);
+        json_kv_str(f, "quirk", q ? q->id : NULL, true);
+        json_kv_str(f, "reason", q ? q->reason : NULL, true);
+        fputs("\"reference\":", f);
+        if (q)
+                report_words_json(f, q->reference);
+        else
+                fputs("null", f);
+        fputc(',', f);
+        json_kv_str(f, "file", cfg ? p->origin.file : NULL, true);
+        if (cfg)
                 fprintf(f, "\"line\":%u", p->origin.line);
-        } else
-                fputs("\"source\":null", f);
+        else
+                fputs("\"line\":null", f);
 }
 
 static const char *reading_string(KnobId k, const KnobReading *r, char *buf, size_t size) {
@@ -250,28 +314,34 @@ static const char *reading_string(KnobId k, const KnobReading *r, char *buf, siz
 }
 
 static void plan_item_json(FILE *f, const PlanItem *it, bool comma, const char *because) {
-        char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX];
-
         if (comma)
                 fputc(',', f);
         fputc('{', f);
         json_kv_str(f, "knob", knob_get(it->knob)->name, true);
         json_kv_str(f, "action", plan_action_to_string(it->action), true);
-        json_kv_str(f, "current", reading_string(it->knob, &it->current, cur, sizeof(cur)), true);
-        if (it->current.status != KNOB_STATUS_OK)
-                json_kv_str(f, "current_status", knob_status_to_string(it->current.status), true);
-        if (because)
-                json_kv_str(f, "because", because, true);
-        json_kv_str(f, "desired", it->action == PLAN_EXCLUDED ? NULL : knob_format_value(it->knob, it->desired, des, sizeof(des)),
-                    true);
+        fputs("\"current\":", f);
+        report_knob_reading_json(f, it->knob, &it->current);
+        fputc(',', f);
+        json_kv_str(f, "because", because, true);
+        fputs("\"desired\":", f);
+        if (it->action == PLAN_EXCLUDED)
+                fputs("null", f);
+        else
+                report_knob_value_json(f, it->knob, it->desired);
+        fputc(',', f);
         provenance_json(f, &it->why);
+        fputs(",\"overrides\":", f);
         if (it->overrides) {
-                fputs(",\"overrides\":{", f);
+                fputc('{', f);
                 provenance_json(f, &it->overridden);
+                fputs(",\"value\":", f);
                 if (it->overridden.quirk && it->overridden.quirk->set[it->knob])
-                        fprintf(f, ",\"value\":\"%s\"", knob_format_value(it->knob, it->overridden_value, des, sizeof(des)));
+                        report_knob_value_json(f, it->knob, it->overridden_value);
+                else
+                        fputs("null", f);
                 fputc('}', f);
-        }
+        } else
+                fputs("null", f);
         fputc('}', f);
 }
 
@@ -285,9 +355,10 @@ static const char *held_back_because(const PlanReport *r, char *buf, size_t size
 }
 
 void report_plan_json(FILE *f, const PlanReport *r) {
-        fputs("{", f);
+        fprintf(f, "{\"schema\":%d,", REPORT_JSON_SCHEMA);
         json_kv_str(f, "profile", profile_to_string(r->profile), true);
-        json_kv_str(f, "configured_profile", profile_to_string(r->configured), true);
+        json_kv_str(f, "configured_profile", profile_to_string(r->from_config), true);
+        json_kv_str(f, "profile_override", r->override, true);
         json_kv_str(f, "power_source", power_source_to_string(r->power), true);
         fputs("\"nics\":[", f);
         for (size_t i = 0; i < r->n; i++) {
@@ -296,9 +367,13 @@ void report_plan_json(FILE *f, const PlanReport *r) {
                         fputc(',', f);
                 fputc('{', f);
                 report_nic_json_members(f, p->nic);
-                fprintf(f, ",\"ignored\":%s,", p->ignored ? "true" : "false");
-                if (p->ignored)
-                        fprintf(f, "\"ignored_by\":\"%s:%u\",", p->ignored_by.file, p->ignored_by.line);
+                fprintf(f, ",\"ignored\":%s,\"ignored_by\":", p->ignored ? "true" : "false");
+                if (p->ignored) {
+                        fputs("{\"file\":", f);
+                        json_string(f, p->ignored_by.file);
+                        fprintf(f, ",\"line\":%u},", p->ignored_by.line);
+                } else
+                        fputs("null,", f);
                 fputs("\"items\":[", f);
                 for (size_t j = 0; j < p->n; j++)
                         plan_item_json(f, &p->items[j], j > 0, NULL);
@@ -472,16 +547,37 @@ void report_quirk_text(FILE *f, const Quirk *q) {
 }
 
 void report_quirk_json(FILE *f, const Quirk *q) {
-        char xids[512] = "", v[KNOB_VALUE_MAX];
         bool first = true;
 
-        quirk_match_text(q, xids, sizeof(xids));
         fputc('{', f);
         json_kv_str(f, "id", q->id, true);
         json_kv_str(f, "file", q->file, true);
-        fprintf(f, "\"line\":%u,", q->line);
-        json_kv_str(f, "xid", xids, true);
-        fputs("\"profiles\":[", f);
+        fprintf(f, "\"line\":%u,\"xid\":[", q->line);
+        for (size_t i = 0; i < q->match.n_xids; i++)
+                fprintf(f, "%s{\"value\":\"%03x\",\"mask\":\"%03x\"}", i ? "," : "", q->match.xids[i].value, q->match.xids[i].mask);
+        fputs("],\"pci_ids\":[", f);
+        for (size_t i = 0; i < q->match.n_pci_ids; i++)
+                fprintf(f, "%s\"%04x:%04x\"", i ? "," : "", q->match.pci_ids[i].vendor, q->match.pci_ids[i].device);
+        fputs("],\"drivers\":[", f);
+        for (size_t i = 0; i < q->match.n_drivers; i++) {
+                if (i)
+                        fputc(',', f);
+                json_string(f, q->match.drivers[i]);
+        }
+        fputs("],\"subsystems\":[", f);
+        for (size_t i = 0; i < q->match.n_subsystems; i++) {
+                const IdMatch *m = &q->match.subsystems[i];
+                if (m->any_device)
+                        fprintf(f, "%s\"%04x:*\"", i ? "," : "", m->vendor);
+                else
+                        fprintf(f, "%s\"%04x:%04x\"", i ? "," : "", m->vendor, m->device);
+        }
+        fputs("],\"dmi\":{", f);
+        for (int d = 0; d < _DMI_FIELD_MAX; d++) {
+                fprintf(f, "%s\"%s\":", d ? "," : "", dmi_field_to_string(d));
+                json_string(f, q->match.dmi[d]);
+        }
+        fputs("},\"profiles\":[", f);
         for (int p = 0; p < _PROFILE_MAX; p++)
                 if (q->profiles[p]) {
                         fprintf(f, "%s\"%s\"", first ? "" : ",", profile_to_string(p));
@@ -490,13 +586,21 @@ void report_quirk_json(FILE *f, const Quirk *q) {
         fputs("],\"knobs\":{", f);
         first = true;
         for (int k = 0; k < _KNOB_MAX; k++)
-                if (q->set[k] || q->skip[k]) {
+                if (q->set[k]) {
                         fprintf(f, "%s\"%s\":", first ? "" : ",", knob_get(k)->name);
-                        json_string(f, q->skip[k] ? "skip" : knob_format_value(k, q->value[k], v, sizeof(v)));
+                        report_knob_value_json(f, k, q->value[k]);
                         first = false;
                 }
-        fputs("},", f);
+        fputs("},\"skip\":[", f);
+        first = true;
+        for (int k = 0; k < _KNOB_MAX; k++)
+                if (q->skip[k]) {
+                        fprintf(f, "%s\"%s\"", first ? "" : ",", knob_get(k)->name);
+                        first = false;
+                }
+        fputs("],", f);
         json_kv_str(f, "reason", q->reason, true);
-        json_kv_str(f, "reference", q->reference, false);
+        fputs("\"reference\":", f);
+        report_words_json(f, q->reference);
         fputc('}', f);
 }
