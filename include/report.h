@@ -52,3 +52,15 @@ void report_plan_text(FILE *f, const PlanReport *r);
 void report_plan_json(FILE *f, const PlanReport *r);
 void report_quirk_text(FILE *f, const Quirk *q);
 void report_quirk_json(FILE *f, const Quirk *q);
+
+/* One NIC's state for the Prometheus metrics: what is read, and what the plan wants. */
+typedef struct NicMetrics {
+        const Nic *nic;
+        KnobReading current[_KNOB_MAX];
+        NicPlan plan;
+        bool tx_timeouts_known;
+        uint64_t tx_timeouts;
+} NicMetrics;
+
+/* The Prometheus text exposition format (for node_exporter's textfile collector). */
+void report_metrics(FILE *f, const NicMetrics *m, size_t n, Profile profile, PowerSource power);

@@ -21,6 +21,7 @@ static void help(void) {
                "  apply [NIC...]    Apply the plan, recording originals first\n"
                "  restore [NIC...]  Write back the originals r8169-tuned recorded\n"
                "  diagnose [NIC...] Everything a bug report needs, as Markdown (or --json)\n"
+               "  metrics [NIC...]  The NICs' state as Prometheus text (node_exporter textfile collector)\n"
                "  daemon            Tune, and keep tuned: hotplug, link up, resume, drift (the service)\n"
                "\nOptions:\n"
                "  -h --help             Show this help\n"
@@ -54,6 +55,7 @@ static const struct {
         { "check-config", cmd_check_config, ARGS_FILES, false },
         { "quirks", cmd_quirks, ARGS_NICS, true },
         { "knobs", cmd_knobs, ARGS_NONE, true },
+        { "metrics", cmd_metrics, ARGS_NICS, false },
         { "apply", cmd_apply, ARGS_NICS, false },
         { "restore", cmd_restore, ARGS_NICS, false },
         { "daemon", manager_run, ARGS_NONE, false },

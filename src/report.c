@@ -604,3 +604,122 @@ void report_quirk_json(FILE *f, const Quirk *q) {
         report_words_json(f, q->reference);
         fputc('}', f);
 }
+
+/* A Prometheus label value: backslash, double quote and newline escaped. */
+static void prom_label(FILE *f, const char *name, const char *value, bool comma) {
+        fprintf(f, "%s%s=\"", comma ? "," : "", name);
+        for (const char *p = value ?: ""; *p; p++) {
+                if (*p == '\\' || *p == '"')
+                        fprintf(f, "\\%c", *p);
+                else if (*p == '\n')
+                        fputs("\\n", f);
+                else
+                        fputc(*p, f);
+        }
+        fputc('"', f);
+}
+
+static void prom_nic_labels(FILE *f, const Nic *n) {
+        prom_label(f, "slot", n->slot, false);
+        prom_label(f, "interface", nic_ifname(n), true);
+}
+
+static void prom_header(FILE *f, const char *name, const char *type, const char *help) {
+        fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static const PlanItem *metrics_item(const NicPlan *p, KnobId k) {
+        for (size_t i = 0; i < p->n; i++)
+                if (p->items[i].knob == k && p->items[i].action != PLAN_EXCLUDED)
+                        return &p->items[i];
+        return NULL;
+}
+
+void report_metrics(FILE *f, const NicMetrics *m, size_t n, Profile profile, PowerSource power) {
+        char buf[32];
+
+        prom_header(f, "r8169_tuned_info", "gauge", "r8169-tuned's version, the profile in effect and the power source (always 1).");
+        fputs("r8169_tuned_info{", f);
+        prom_label(f, "version", R8T_VERSION, false);
+        prom_label(f, "profile", profile_to_string(profile), true);
+        prom_label(f, "power_source", power_source_to_string(power), true);
+        fputs("} 1\n", f);
+        prom_header(f, "r8169_tuned_nics", "gauge", "Realtek NICs found.");
+        fprintf(f, "r8169_tuned_nics %zu\n", n);
+
+        prom_header(f, "r8169_tuned_nic_info", "gauge", "A Realtek NIC: its chip, XID and driver (always 1).");
+        for (size_t i = 0; i < n; i++) {
+                const Nic *nic = m[i].nic;
+                fputs("r8169_tuned_nic_info{", f);
+                prom_nic_labels(f, nic);
+                prom_label(f, "chip", nic->chip ? nic->chip->name : "", true);
+                snprintf(buf, sizeof(buf), "%03x", nic->xid);
+                prom_label(f, "xid", nic->xid != CHIP_XID_INVALID ? buf : "", true);
+                prom_label(f, "xid_source", nic->xid_source != XID_SOURCE_NONE ? xid_source_to_string(nic->xid_source) : "", true);
+                prom_label(f, "driver", nic->driver, true);
+                snprintf(buf, sizeof(buf), "%04x:%04x", nic->vendor, nic->device);
+                prom_label(f, "pci_id", buf, true);
+                snprintf(buf, sizeof(buf), "%04x:%04x", nic->subsys_vendor, nic->subsys_device);
+                prom_label(f, "subsystem", buf, true);
+                fputs("} 1\n", f);
+        }
+
+        prom_header(f, "r8169_tuned_knob_readable", "gauge", "1 if the knob's current value could be read, else 0.");
+        for (size_t i = 0; i < n; i++)
+                for (int k = 0; k < _KNOB_MAX; k++) {
+                        const KnobReading *r = &m[i].current[k];
+                        fputs("r8169_tuned_knob_readable{", f);
+                        prom_nic_labels(f, m[i].nic);
+                        prom_label(f, "knob", knob_get(k)->name, true);
+                        prom_label(f, "status", knob_status_to_string(r->status), true);
+                        fprintf(f, "} %d\n", r->status == KNOB_STATUS_OK && !r->partial);
+                }
+        prom_header(f, "r8169_tuned_knob_current", "gauge", "The knob's current value (on/off knobs: 1/0), where it could be read.");
+        for (size_t i = 0; i < n; i++)
+                for (int k = 0; k < _KNOB_MAX; k++) {
+                        const KnobReading *r = &m[i].current[k];
+                        if (r->status != KNOB_STATUS_OK || r->partial)
+                                continue;
+                        fputs("r8169_tuned_knob_current{", f);
+                        prom_nic_labels(f, m[i].nic);
+                        prom_label(f, "knob", knob_get(k)->name, true);
+                        fprintf(f, "} %" PRIu64 "\n", r->value);
+                }
+        prom_header(f, "r8169_tuned_knob_desired", "gauge", "The value the plan wants for the knob (on/off knobs: 1/0), where it wants one.");
+        for (size_t i = 0; i < n; i++)
+                for (int k = 0; k < _KNOB_MAX; k++) {
+                        const PlanItem *it = metrics_item(&m[i].plan, k);
+                        if (!it)
+                                continue;
+                        fputs("r8169_tuned_knob_desired{", f);
+                        prom_nic_labels(f, m[i].nic);
+                        prom_label(f, "knob", knob_get(k)->name, true);
+                        fprintf(f, "} %" PRIu64 "\n", it->desired);
+                }
+        prom_header(f, "r8169_tuned_knob_drift", "gauge",
+                    "1 if the knob's current value is not the one the plan wants (apply would change it), else 0.");
+        for (size_t i = 0; i < n; i++)
+                for (int k = 0; k < _KNOB_MAX; k++) {
+                        const PlanItem *it = metrics_item(&m[i].plan, k);
+                        if (!it)
+                                continue;
+                        fputs("r8169_tuned_knob_drift{", f);
+                        prom_nic_labels(f, m[i].nic);
+                        prom_label(f, "knob", knob_get(k)->name, true);
+                        fprintf(f, "} %d\n", it->action == PLAN_CHANGE);
+                }
+        prom_header(f, "r8169_tuned_tx_timeouts_total", "counter", "The tx watchdog's timeouts of the NIC, summed over its queues.");
+        for (size_t i = 0; i < n; i++) {
+                if (!m[i].tx_timeouts_known)
+                        continue;
+                fputs("r8169_tuned_tx_timeouts_total{", f);
+                prom_nic_labels(f, m[i].nic);
+                fprintf(f, "} %" PRIu64 "\n", m[i].tx_timeouts);
+        }
+        prom_header(f, "r8169_tuned_tx_timeout_guard", "gauge", "1 if L1 stays off for the NIC's link until reboot after a tx timeout.");
+        for (size_t i = 0; i < n; i++) {
+                fputs("r8169_tuned_tx_timeout_guard{", f);
+                prom_nic_labels(f, m[i].nic);
+                fprintf(f, "} %d\n", m[i].plan.tx_guard);
+        }
+}
