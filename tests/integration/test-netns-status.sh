@@ -20,7 +20,7 @@ check_features() {
         local nic=$1 k want
         for k in "${!long[@]}"; do
                 want=$(in_ns ethtool -k enp1s0 | awk -v n="${long[$k]}:" '$1 == n {print $2}')
-                eq "$2: $k agrees with ethtool -k" "$want" "$(jq -r ".knobs.$k | if .partial then "partial" elif .value == true then "on" elif .value == false then "off" else .value end" <<<"$nic")"
+                eq "$2: $k agrees with ethtool -k" "$want" "$(jq -r --arg k "$k" '.knobs[$k] | if .partial then "partial" elif .value == true then "on" elif .value == false then "off" else .value end' <<<"$nic")"
         done
 }
 
