@@ -407,6 +407,19 @@ static const char *mac_text(const Context *c, const Nic *nic) {
         return c->opts->show_mac ? nic->perm_mac : "redacted (--show-mac shows it)";
 }
 
+/* The configuration's and quirk files' problems, as check-config finds them: in the report, not only on stderr. */
+static Diagnostics problems;
+
+static void read_problems(const Options *o) {
+        Config config;
+        QuirkDb quirks = {};
+
+        config_defaults(&config);
+        context_check_policy(o, &config, &quirks, &problems);
+        config_done(&config);
+        quirk_db_done(&quirks);
+}
+
 static void markdown(FILE *out, Context *c, const MachineFacts *mf, const char *kernel, const char *policy, NicFacts *facts,
                      size_t n) {
         const Machine *m = &c->machine;
@@ -521,6 +534,15 @@ static void markdown(FILE *out, Context *c, const MachineFacts *mf, const char *
                 }
         }
 
+        fprintf(out, "\n## Configuration problems\n\n");
+        if (problems.n == 0)
+                fprintf(out, "None (check-config finds nothing).\n");
+        else {
+                fprintf(out, "```\n");
+                diag_print(&problems, out);
+                fprintf(out, "```\n");
+        }
+
         fprintf(out, "\n## Not read\n\n");
         if (n_unread == 0)
                 fprintf(out, "Everything was read.\n");
@@ -630,6 +652,12 @@ static void json(FILE *out, Context *c, const MachineFacts *mf, const char *kern
                 }
                 fputs("]}", out);
         }
+        fputs("],\"config_problems\":[", out);
+        for (size_t i = 0; i < problems.n; i++) {
+                if (i)
+                        fputc(',', out);
+                json_string(out, problems.msgs[i]);
+        }
         fputs("],\"not_read\":[", out);
         for (size_t i = 0; i < n_unread; i++) {
                 fputs(i ? ",{\"what\":" : "{\"what\":", out);
@@ -658,7 +686,7 @@ int cmd_diagnose(const Options *o) {
                 goto out;
         if (context_load_policy(&c) < 0) {
                 log_warning("Planned values below assume no configuration and no quirks.");
-                not_read(0, "rejected (see the messages on stderr); planned values assume no configuration and no quirks",
+                not_read(0, "rejected (see the configuration problems); planned values assume no configuration and no quirks",
                          "configuration and quirk files");
                 machine_read(c.root, &c.machine);
                 c.profile = profile_resolve(c.config.profile, c.machine.power);
@@ -668,7 +696,10 @@ int cmd_diagnose(const Options *o) {
         else
                 snprintf(kernel, sizeof(kernel), "unknown");
         aspm_policy(c.root, policy, sizeof(policy));
+        if (strncmp(policy, "unknown", 7) == 0)
+                not_read(0, "no pcie_aspm policy: CONFIG_PCIEASPM=n?", "ASPM policy (module/pcie_aspm/parameters/policy)");
         machine_facts(&c, &mf);
+        read_problems(o);
         facts = calloc(c.nics.n + 1, sizeof(NicFacts));
         if (!facts)
                 goto out;
@@ -695,6 +726,7 @@ int cmd_diagnose(const Options *o) {
                 facts_done(&facts[i]);
         ret = 0;
 out:
+        diag_done(&problems);
         context_done(&c);
         return ret;
 }
