@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include <linux/ethtool_netlink.h>
 #include <systemd/sd-journal.h>
 
 #include "commands.h"
@@ -65,6 +66,10 @@ typedef struct NicFacts {
         size_t n_kernel, kernel_dropped;
         const char *phy;                /* the PHY driver attach line, in kernel[] */
         char port_id[16];               /* the upstream port's vendor:device, "" if unknown */
+        EthtoolFeatures features;       /* every feature the kernel has for the interface */
+        bool features_known;
+        EthtoolAttrs linkmodes, linkstate; /* speed, duplex, autoneg; link detected */
+        bool linkmodes_known, linkstate_known;
 } NicFacts;
 
 /* aa:bb:cc:dd:ee:ff, anywhere in s, as xx:xx:xx:xx:xx:xx unless --show-mac. */
@@ -308,6 +313,8 @@ static void read_journal(NicFacts *f, bool show_mac) {
         f->n_journal = n;
 }
 
+static void read_ethtool(Context *c, NicFacts *f);
+
 static void gather(Context *c, NicFacts *f) {
         const char *ifname = nic_ifname(f->nic);
 
@@ -320,9 +327,77 @@ static void gather(Context *c, NicFacts *f) {
                 not_read(f->stats_error, ifname ? NULL : "no network interface", "driver statistics of %s (ethtool)", f->nic->slot);
         read_journal(f, c->opts->show_mac);
         read_port_id(c->root, f);
+        read_ethtool(c, f);
+}
+
+/* ethtool's -k and plain output: every feature, the link's speed, duplex, autonegotiation and state. */
+static void read_ethtool(Context *c, NicFacts *f) {
+        const char *ifname = nic_ifname(f->nic);
+        uint8_t lm[ETHTOOL_ATTRS_MAX] = {}, ls[ETHTOOL_ATTRS_MAX] = {};
+        EthtoolError err = {};
+        int r;
+
+        if (!ifname) {
+                not_read(-ENODEV, "no network interface", "ethtool features and link settings of %s", f->nic->slot);
+                return;
+        }
+        if (!c->backend.nl) {
+                not_read(-EOPNOTSUPP, "ethtool netlink is not available", "ethtool features and link settings of %s", ifname);
+                return;
+        }
+        r = ethtool_nl_features_get(c->backend.nl, ifname, &f->features, &err);
+        if (r < 0)
+                not_read(r, err.message[0] ? err.message : NULL, "ethtool features of %s", ifname);
+        f->features_known = r >= 0;
+        lm[ETHTOOL_A_LINKMODES_AUTONEG] = 1;
+        lm[ETHTOOL_A_LINKMODES_SPEED] = 4;
+        lm[ETHTOOL_A_LINKMODES_DUPLEX] = 1;
+        err = (EthtoolError) {};
+        r = ethtool_nl_attrs_get(c->backend.nl, ETHTOOL_MSG_LINKMODES_GET, ETHTOOL_A_LINKMODES_HEADER, ifname, lm,
+                                 &f->linkmodes, &err);
+        if (r < 0)
+                not_read(r, err.message[0] ? err.message : NULL, "ethtool link modes of %s", ifname);
+        f->linkmodes_known = r >= 0;
+        ls[ETHTOOL_A_LINKSTATE_LINK] = 1;
+        err = (EthtoolError) {};
+        r = ethtool_nl_attrs_get(c->backend.nl, ETHTOOL_MSG_LINKSTATE_GET, ETHTOOL_A_LINKSTATE_HEADER, ifname, ls,
+                                 &f->linkstate, &err);
+        if (r < 0)
+                not_read(r, err.message[0] ? err.message : NULL, "ethtool link state of %s", ifname);
+        f->linkstate_known = r >= 0;
+}
+
+/* "1000 Mb/s", or NULL: SPEED_UNKNOWN is (u32) -1. */
+static const char *link_speed(const NicFacts *f, char *buf, size_t size) {
+        if (!f->linkmodes_known || !f->linkmodes.present[ETHTOOL_A_LINKMODES_SPEED] ||
+            f->linkmodes.value[ETHTOOL_A_LINKMODES_SPEED] == UINT32_MAX)
+                return NULL;
+        snprintf(buf, size, "%" PRIu32 " Mb/s", f->linkmodes.value[ETHTOOL_A_LINKMODES_SPEED]);
+        return buf;
+}
+
+static const char *link_duplex(const NicFacts *f) {
+        if (!f->linkmodes_known || !f->linkmodes.present[ETHTOOL_A_LINKMODES_DUPLEX])
+                return NULL;
+        switch (f->linkmodes.value[ETHTOOL_A_LINKMODES_DUPLEX]) {
+        case DUPLEX_HALF:
+                return "half";
+        case DUPLEX_FULL:
+                return "full";
+        default:
+                return NULL;
+        }
+}
+
+/* true/false/null for a u8 attribute. */
+static const char *attr_bool(bool known, const EthtoolAttrs *a, int attr) {
+        if (!known || !a->present[attr])
+                return "null";
+        return a->value[attr] ? "true" : "false";
 }
 
 static void facts_done(NicFacts *f) {
+        ethtool_features_done(&f->features);
         ethtool_stats_done(&f->stats);
         for (size_t i = 0; i < f->n_journal; i++)
                 free(f->journal[i].message);
@@ -508,6 +583,27 @@ static void markdown(FILE *out, Context *c, const MachineFacts *mf, const char *
                                 fprintf(out, "| %s | %" PRIu64 " |\n", f->stats.names[s], f->stats.values[s]);
                 }
 
+                fprintf(out, "\n### Link and features (ethtool)\n\n");
+                if (!f->linkmodes_known && !f->linkstate_known && !f->features_known)
+                        fprintf(out, "Unavailable (see Not read).\n");
+                else {
+                        char sp[32];
+                        const char *ln = attr_bool(f->linkstate_known, &f->linkstate, ETHTOOL_A_LINKSTATE_LINK),
+                                   *an = attr_bool(f->linkmodes_known, &f->linkmodes, ETHTOOL_A_LINKMODES_AUTONEG);
+                        fprintf(out, "- link detected: %s\n- speed: %s, duplex: %s, autonegotiation: %s\n",
+                                streq(ln, "null") ? "unknown" : streq(ln, "true") ? "yes" : "no",
+                                link_speed(f, sp, sizeof(sp)) ?: "unknown", link_duplex(f) ?: "unknown",
+                                streq(an, "null") ? "unknown" : streq(an, "true") ? "on" : "off");
+                        if (f->features_known) {
+                                fprintf(out, "\n| feature | state |\n|---|---|\n");
+                                for (size_t s = 0; s < f->features.n; s++)
+                                        if (f->features.features[s].name[0])
+                                                fprintf(out, "| %s | %s%s |\n", f->features.features[s].name,
+                                                        f->features.features[s].active ? "on" : "off",
+                                                        f->features.features[s].changeable ? "" : " [fixed]");
+                        }
+                }
+
                 fprintf(out, "\n### Kernel messages about this NIC\n\n");
                 if (f->n_kernel == 0)
                         fprintf(out, "None found.\n");
@@ -633,6 +729,37 @@ static void json(FILE *out, Context *c, const MachineFacts *mf, const char *kern
                                 json_string(out, f->stats.names[s]);
                                 fprintf(out, ":%" PRIu64, f->stats.values[s]);
                         }
+                        fputc('}', out);
+                }
+                {
+                        char sp[32];
+                        fputs(",\"ethtool\":{\"link_detected\":", out);
+                        fputs(attr_bool(f->linkstate_known, &f->linkstate, ETHTOOL_A_LINKSTATE_LINK), out);
+                        fputs(",\"speed_mbps\":", out);
+                        if (link_speed(f, sp, sizeof(sp)))
+                                fprintf(out, "%" PRIu32, f->linkmodes.value[ETHTOOL_A_LINKMODES_SPEED]);
+                        else
+                                fputs("null", out);
+                        fputs(",\"duplex\":", out);
+                        json_string(out, link_duplex(f));
+                        fputs(",\"autoneg\":", out);
+                        fputs(attr_bool(f->linkmodes_known, &f->linkmodes, ETHTOOL_A_LINKMODES_AUTONEG), out);
+                        fputs(",\"features\":", out);
+                        if (f->features_known) {
+                                bool first = true;
+                                fputc('[', out);
+                                for (size_t s = 0; s < f->features.n; s++) {
+                                        if (!f->features.features[s].name[0])
+                                                continue; /* a bit the kernel has no name for */
+                                        fputs(first ? "{\"name\":" : ",{\"name\":", out);
+                                        first = false;
+                                        json_string(out, f->features.features[s].name);
+                                        fprintf(out, ",\"active\":%s,\"changeable\":%s}", f->features.features[s].active ? "true" : "false",
+                                                f->features.features[s].changeable ? "true" : "false");
+                                }
+                                fputc(']', out);
+                        } else
+                                fputs("null", out);
                         fputc('}', out);
                 }
                 fputs(",\"kernel_log\":[", out);

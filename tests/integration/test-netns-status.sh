@@ -60,6 +60,27 @@ if command -v setpriv >/dev/null; then
         eq "no CAP_NET_ADMIN: features readable" ok "$(jq -r .knobs.sg.status <<<"$nic")"
 fi
 
+# diagnose gives ethtool's view too: link state and settings, every named feature as ethtool -k has it.
+d=$(in_ns "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --json diagnose 2>/dev/null)
+eq "diagnose: link detected" true "$(jq -r .nics[0].ethtool.link_detected <<<"$d")"
+eq "diagnose: speed is a number" number "$(jq -r '.nics[0].ethtool.speed_mbps | type' <<<"$d")"
+eq "diagnose: no unnamed feature" 0 "$(jq '[.nics[0].ethtool.features[] | select(.name == "")] | length' <<<"$d")"
+eq "diagnose: tx-scatter-gather as ethtool -k" \
+        "$(in_ns ethtool -k enp1s0 | awk '$1 == "tx-scatter-gather:" {print $2}')" \
+        "$(jq -r '.nics[0].ethtool.features[] | select(.name == "tx-scatter-gather") | if .active then "on" else "off" end' <<<"$d")"
+if python3 -c 'import jsonschema' 2>/dev/null; then
+        # Against the kernel, with real ethtool answers, status and diagnose still fit the schema.
+        printf '%s\n' "$d" >"$TMP/d.json"
+        in_ns "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --json status >"$TMP/s.json"
+        for def in diagnose status; do
+                out=$(python3 "$SRCDIR/tests/validate-json.py" "$SRCDIR/schema/r8169-tuned.schema.json" $def "$TMP/${def:0:1}.json" 2>&1) &&
+                        ok || fail "schema, $def on a veth: $out"
+        done
+fi
+md=$(in_ns "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" diagnose 2>/dev/null)
+contains "diagnose: link line" "- link detected: yes" "$md"
+contains "diagnose: feature table" "| tx-scatter-gather |" "$md"
+
 # The interface vanishes: ethtool knobs say no-interface, the command still succeeds.
 ip -n "$ns" link del enp1s0
 nic=$(status)
