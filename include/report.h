@@ -31,6 +31,7 @@ typedef struct PlanReport {
         Profile configured;
         Profile profile;
         PowerSource power;
+        const KernelVersion *kernel; /* what the quirks' kernel conditions were matched against */
         const NicPlan *plans;
         size_t n;
 } PlanReport;

@@ -306,7 +306,7 @@ int cmd_diagnose(const Options *o) {
                 goto out;
         if (context_load_policy(&c) < 0) {
                 log_warning("Planned values below assume no configuration and no quirks.");
-                machine_read(c.root, &c.machine);
+                machine_read(c.root, o->kernel_release, &c.machine);
                 c.profile = profile_resolve(c.config.profile, c.machine.power);
         }
         if (uname(&u) >= 0)

@@ -22,7 +22,7 @@ int cmd_plan(const Options *o) {
                 context_plan_nic(&c, &c.nics.nics[i], current, &plans[n++]);
         }
         PlanReport r = { .configured = o->profile ? profile_from_string(o->profile) : c.config.profile,
-                         .profile = c.profile, .power = c.machine.power, .plans = plans, .n = n };
+                         .profile = c.profile, .power = c.machine.power, .kernel = &c.machine.kernel, .plans = plans, .n = n };
         if (o->json)
                 report_plan_json(stdout, &r);
         else

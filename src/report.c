@@ -265,6 +265,11 @@ static void plan_item_json(FILE *f, const PlanItem *it, bool comma, const char *
         json_kv_str(f, "desired", it->action == PLAN_EXCLUDED ? NULL : knob_format_value(it->knob, it->desired, des, sizeof(des)),
                     true);
         provenance_json(f, &it->why);
+        if (it->kernel_default) {
+                char since[24];
+                fprintf(f, ",\"kernel_default_since\":\"%s\"",
+                        kernel_version_to_string(&it->why.quirk->kernel_default_since, since, sizeof(since)));
+        }
         if (it->overrides) {
                 fputs(",\"overrides\":{", f);
                 provenance_json(f, &it->overridden);
@@ -334,9 +339,13 @@ void report_plan_json(FILE *f, const PlanReport *r) {
 }
 
 void report_plan_text(FILE *f, const PlanReport *r) {
+        char kernel[24];
+
         fprintf(f, "Profile: %s", profile_to_string(r->profile));
         if (r->configured != r->profile)
                 fprintf(f, " (configured %s, power: %s)", profile_to_string(r->configured), power_source_to_string(r->power));
+        if (r->kernel)
+                fprintf(f, "; kernel %s", kernel_version_to_string(r->kernel, kernel, sizeof(kernel)));
         fputc('\n', f);
         if (r->n == 0)
                 fputs("No Realtek NIC found.\n", f);
@@ -371,6 +380,11 @@ void report_plan_text(FILE *f, const PlanReport *r) {
                         fprintf(f, " %s", plan_provenance_string(&it->why, prov, sizeof(prov)));
                         if (it->overrides)
                                 fprintf(f, " (overrides %s)", plan_provenance_string(&it->overridden, prov, sizeof(prov)));
+                        if (it->kernel_default) {
+                                char since[24];
+                                fprintf(f, " (the kernel already does this since %s)",
+                                        kernel_version_to_string(&it->why.quirk->kernel_default_since, since, sizeof(since)));
+                        }
                         fputc('\n', f);
                 }
                 for (size_t j = 0; j < p->n_held; j++) {
