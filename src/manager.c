@@ -18,7 +18,7 @@
 typedef struct ManagedNic {
         Nic nic;
         bool dirty;                       /* re-apply at the next idle moment */
-        bool drift_check;                 /* a notification said something changed */
+        unsigned drift_check;             /* backends (1 << id) a notification said something changed in */
         bool queued;                      /* in Manager.queue */
         /* Per interface (nic.ifnames[k]), as rtnetlink last said: 0 = not there. */
         int ifindex[NIC_MAX_IFNAMES];
@@ -279,17 +279,22 @@ static void manager_apply(Manager *m, ManagedNic *mn) {
         mn->unsupported = st.unsupported;
 }
 
-/* Another tool changed a knob whose backend tells us (an ethtool notification). */
-static void manager_check_drift(Manager *m, ManagedNic *mn) {
-        KnobReading now[_KNOB_MAX];
+/*
+ * Another tool changed a knob whose backend tells us (an ethtool notification): only the
+ * backends that notified are read, one request each (our own writes notify too).
+ */
+static void manager_check_drift(Manager *m, ManagedNic *mn, unsigned backends) {
+        KnobReading now[_KNOB_MAX] = {};
 
-        backend_read_all(&m->c.backend, &mn->nic, now);
+        for (int b = 0; b < _KNOB_BACKEND_MAX; b++)
+                if (backends & (1u << b))
+                        knob_backends[b].read(&m->c.backend, &knob_backends[b], &mn->nic, now);
         for (int k = 0; k < _KNOB_MAX; k++) {
                 KnobState *ks = &mn->knobs[k];
                 char was[KNOB_VALUE_MAX], is[KNOB_VALUE_MAX];
                 const char *was_s, *is_s;
 
-                if (!knob_get(k)->backend->drift_ntf || !ks->desired_set || !ks->held)
+                if (!(backends & (1u << knob_get(k)->backend->id)) || !ks->desired_set || !ks->held)
                         continue;
                 if (now[k].status != KNOB_STATUS_OK || (now[k].value == ks->desired && !now[k].partial))
                         continue;
@@ -329,8 +334,9 @@ static void manager_notify_status(Manager *m, const char *extra) {
 /* What one NIC's turn in the worker does: a drift check, an apply. */
 static void manager_work_nic(Manager *m, ManagedNic *mn) {
         if (mn->drift_check) {
-                mn->drift_check = false;
-                manager_check_drift(m, mn);
+                unsigned backends = mn->drift_check;
+                mn->drift_check = 0;
+                manager_check_drift(m, mn, backends);
         }
         if (mn->dirty || m->everything) {
                 mn->dirty = false;
@@ -521,18 +527,18 @@ static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userda
 
 static void on_ethtool_ntf(uint8_t cmd, const char *ifname, void *userdata) {
         Manager *m = userdata;
+        unsigned backends = 0;
         ManagedNic *mn;
 
-        bool drift = false;
-
         for (int b = 0; b < _KNOB_BACKEND_MAX; b++)
-                drift = drift || (knob_backends[b].drift_ntf && knob_backends[b].drift_ntf == cmd);
-        if (!drift)
+                if (knob_backends[b].drift_ntf && knob_backends[b].drift_ntf == cmd)
+                        backends |= 1u << b;
+        if (!backends)
                 return;
         mn = manager_find_ifname(m, ifname, NULL);
         if (!mn)
                 return;
-        mn->drift_check = true;
+        mn->drift_check |= backends;
         manager_enqueue(m, mn);
 }
 
@@ -541,8 +547,12 @@ static int on_ethtool_io(sd_event_source *s, int fd, uint32_t revents, void *use
         if (netlink_monitor_receive(m->ethmon) == -ENOBUFS) {
                 /* No dump tells what another tool changed meanwhile: look at every NIC, change nothing unasked. */
                 log_notice("Ethtool notifications were lost (the receive queue overflowed); checking every NIC for drift.");
+                unsigned backends = 0;
+                for (int b = 0; b < _KNOB_BACKEND_MAX; b++)
+                        if (knob_backends[b].drift_ntf)
+                                backends |= 1u << b;
                 for (size_t i = 0; i < m->n_nics; i++) {
-                        m->nics[i].drift_check = true;
+                        m->nics[i].drift_check |= backends;
                         manager_enqueue(m, &m->nics[i]);
                 }
         }
