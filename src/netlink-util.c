@@ -38,7 +38,14 @@ int netlink_subscribe(struct nl_sock *s, int group, nl_recvmsg_msg_cb_t cb, void
 
         /* Notifications are not answers to our requests: no sequence numbers to check. */
         nl_socket_disable_seq_check(s);
-        r = nl_socket_add_membership(s, group);
+        /*
+         * One recvmsg() per notification: a buffer that holds any of them (a link message is
+         * about 1.5 KiB) instead of peeking at each one's size first.
+         */
+        nl_socket_disable_msg_peek(s);
+        r = nl_socket_set_msg_buf_size(s, 32768);
+        if (r >= 0)
+                r = nl_socket_add_membership(s, group);
         if (r >= 0)
                 r = nl_socket_set_nonblocking(s);
         if (r >= 0)

@@ -95,9 +95,17 @@ static int open_in_root(const Sysroot *s, const char *path, int flags) {
         };
         int fd;
 
-        fd = (int) syscall(SYS_openat2, s->fd, path, &how, sizeof(how));
-        if (fd >= 0)
-                return fd;
+        /*
+         * RESOLVE_IN_ROOT answers EAGAIN when a rename anywhere on the system raced with a ".."
+         * in the path (sysfs links are relative): openat2(2) says to try again.
+         */
+        for (int attempt = 0;; attempt++) {
+                fd = (int) syscall(SYS_openat2, s->fd, path, &how, sizeof(how));
+                if (fd >= 0)
+                        return fd;
+                if (errno != EAGAIN || attempt >= 16)
+                        break;
+        }
         if (errno != ENOSYS)
                 return -errno;
         fd = openat(s->fd, path, flags | O_CLOEXEC);
