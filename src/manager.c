@@ -55,6 +55,7 @@ typedef struct Manager {
 
         sd_device_monitor *monitor;
         NetlinkMonitor *rtnl;
+        sd_event_source *rtnl_source;
         NetlinkMonitor *ethmon;
         sd_bus *bus;
         sd_bus_slot *sleep_slot;
@@ -498,6 +499,7 @@ static void on_link(const char *ifname, int ifindex, unsigned flags, bool remove
  * dump does not list is gone.
  */
 static void manager_resync_links(Manager *m) {
+        size_t queued = m->n_queue, gone = 0;
         int r;
 
         m->dump++;
@@ -511,9 +513,13 @@ static void manager_resync_links(Manager *m) {
         for (size_t i = 0; i < m->n_nics; i++) {
                 ManagedNic *mn = &m->nics[i];
                 for (size_t k = 0; k < mn->nic.n_ifnames; k++)
-                        if (mn->seen[k] != m->dump)
+                        if (mn->seen[k] != m->dump && mn->ifindex[k] != 0) {
                                 manager_link_removed(mn, k, mn->ifindex[k]);
+                                gone++;
+                        }
         }
+        log_info("Resynchronised from a dump of the links: %zu NIC%s to apply, %zu interface%s gone.", m->n_queue - queued,
+                 m->n_queue - queued == 1 ? "" : "s", gone, gone == 1 ? "" : "s");
 }
 
 static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
@@ -621,6 +627,7 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 
 static void manager_free(Manager *m) {
         sd_event_source_unref(m->work);
+        sd_event_source_unref(m->rtnl_source);
         sd_device_monitor_unref(m->monitor);
         sd_bus_slot_unref(m->sleep_slot);
         sd_bus_flush_close_unref(m->bus);
@@ -677,7 +684,10 @@ static int manager_watch(Manager *m) {
                         log_debug("Link monitor: receive buffer %d bytes.", got);
         }
         if (r >= 0)
-                r = sd_event_add_io(m->event, NULL, netlink_monitor_fd(m->rtnl), EPOLLIN, on_rtnl_io, m);
+                r = sd_event_add_io(m->event, &m->rtnl_source, netlink_monitor_fd(m->rtnl), EPOLLIN, on_rtnl_io, m);
+        /* The kernel's word first: udevd's copy of the same event comes later and is then a no-op. */
+        if (r >= 0)
+                r = sd_event_source_set_priority(m->rtnl_source, SD_EVENT_PRIORITY_NORMAL - 10);
         if (r < 0)
                 return log_error_errno(r, "Cannot watch link changes: %m");
 
