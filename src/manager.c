@@ -209,15 +209,24 @@ static int manager_rescan(Manager *m) {
                         memcpy(nn[i].nic.ifnames, l.nics[i].ifnames, sizeof(l.nics[i].ifnames));
                         nn[i].nic.n_ifnames = l.nics[i].n_ifnames;
                         memcpy(nn[i].nic.driver, l.nics[i].driver, sizeof(l.nics[i].driver));
-                        /* What rtnetlink said of an interface follows its name. */
+                        /*
+                         * What rtnetlink said of an interface follows its name; a renamed one
+                         * is applied again (verified: the apply reads before it writes).
+                         */
                         for (size_t k = 0; k < NIC_MAX_IFNAMES; k++) {
+                                bool known = k >= nn[i].nic.n_ifnames;
                                 nn[i].ifindex[k] = 0;
                                 nn[i].up[k] = false;
-                                for (size_t j = 0; k < nn[i].nic.n_ifnames && j < old->nic.n_ifnames; j++)
+                                for (size_t j = 0; !known && j < old->nic.n_ifnames; j++)
                                         if (streq(old->nic.ifnames[j], nn[i].nic.ifnames[k])) {
                                                 nn[i].ifindex[k] = old->ifindex[j];
                                                 nn[i].up[k] = old->up[j];
+                                                known = true;
                                         }
+                                if (!known) {
+                                        log_debug("%s: renamed; applying.", nn[i].nic.ifnames[k]);
+                                        nn[i].dirty = true;
+                                }
                         }
                 } else {
                         nn[i] = (ManagedNic) { .nic = l.nics[i], .dirty = true };
@@ -472,8 +481,8 @@ static int on_device(sd_device_monitor *monitor, sd_device *d, void *userdata) {
         if (action == SD_DEVICE_MOVE) {
                 m->rescan = true;
                 manager_schedule(m);
-        } else if (action == SD_DEVICE_ADD && sd_device_get_ifindex(d, &ifindex) >= 0 && ifindex != mn->ifindex[k])
-                /* rtnetlink usually told first, and it has been acted on; this is in case it did not. */
+        } else if (action == SD_DEVICE_ADD && mn->ifindex[k] == 0 && sd_device_get_ifindex(d, &ifindex) >= 0)
+                /* rtnetlink tells first and is acted on; this is for an interface it has not told of. */
                 manager_link_changed(m, mn, k, sysname, ifindex, mn->up[k]);
         return 0;
 }
