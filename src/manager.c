@@ -373,9 +373,27 @@ static int on_work(sd_event_source *s, void *userdata) {
                 /* Only the NICs events named: the cost of a burst is its own, not the machine's. */
                 for (size_t q = 0; q < m->n_queue; q++)
                         manager_work_nic(m, &m->nics[m->queue[q]]);
-        for (size_t q = 0; q < m->n_queue; q++)
-                m->nics[m->queue[q]].queued = false;
-        m->n_queue = 0;
+        /* What is still to do (an apply that could not run now says so with dirty) stays queued. */
+        if (m->everything) {
+                for (size_t q = 0; q < m->n_queue; q++)
+                        m->nics[m->queue[q]].queued = false;
+                m->n_queue = 0;
+                for (size_t i = 0; i < m->n_nics; i++)
+                        if (m->nics[i].dirty || m->nics[i].drift_check) {
+                                m->nics[i].queued = true;
+                                m->queue[m->n_queue++] = i;
+                        }
+        } else {
+                size_t kept = 0;
+                for (size_t q = 0; q < m->n_queue; q++) {
+                        ManagedNic *mn = &m->nics[m->queue[q]];
+                        if (mn->dirty || mn->drift_check)
+                                m->queue[kept++] = m->queue[q];
+                        else
+                                mn->queued = false;
+                }
+                m->n_queue = kept;
+        }
         m->everything = false;
         manager_notify_status(m, NULL);
         return 0;
