@@ -471,6 +471,22 @@ void report_quirk_text(FILE *f, const Quirk *q) {
         for (int d = 0; d < _DMI_FIELD_MAX; d++)
                 if (q->match.dmi[d])
                         fprintf(f, "  dmi %s: %s\n", dmi_field_to_string(d), q->match.dmi[d]);
+        if (q->match.n_drivers > 0) {
+                char drivers[128];
+                fprintf(f, "  driver: %s\n", match_drivers_string(&q->match, drivers, sizeof(drivers)));
+        }
+        if (q->match.n_kernels > 0) {
+                fputs("  kernel:", f);
+                for (size_t i = 0; i < q->match.n_kernels; i++) {
+                        char range[64];
+                        fprintf(f, " %s", kernel_range_to_string(&q->match.kernels[i], range, sizeof(range)));
+                }
+                fputc('\n', f);
+        }
+        if (q->kernel_default_since.known) {
+                char since[24];
+                fprintf(f, "  r8169 does this itself since: %s\n", kernel_version_to_string(&q->kernel_default_since, since, sizeof(since)));
+        }
         fputs("  profiles:", f);
         for (int p = 0; p < _PROFILE_MAX; p++)
                 if (q->profiles[p])
@@ -509,7 +525,24 @@ void report_quirk_json(FILE *f, const Quirk *q) {
                         json_string(f, q->skip[k] ? "skip" : knob_format_value(k, q->value[k], v, sizeof(v)));
                         first = false;
                 }
-        fputs("},", f);
+        fputs("},\"drivers\":[", f);
+        for (size_t i = 0; i < q->match.n_drivers; i++) {
+                if (i)
+                        fputc(',', f);
+                json_string(f, q->match.drivers[i]);
+        }
+        fputs("],\"kernels\":[", f);
+        for (size_t i = 0; i < q->match.n_kernels; i++) {
+                char range[64];
+                if (i)
+                        fputc(',', f);
+                json_string(f, kernel_range_to_string(&q->match.kernels[i], range, sizeof(range)));
+        }
+        fputs("],", f);
+        if (q->kernel_default_since.known) {
+                char since[24];
+                json_kv_str(f, "kernel_default_since", kernel_version_to_string(&q->kernel_default_since, since, sizeof(since)), true);
+        }
         json_kv_str(f, "reason", q->reason, true);
         json_kv_str(f, "reference", q->reference, false);
         fputc('}', f);
