@@ -197,23 +197,18 @@ static void apply_step(ApplyContext *ctx, const Nic *n, const PlanItem *const *i
                 r = be->write_items(ctx->backend, be, n, &batch, &err);
                 after_write(ctx);
         }
-        (void) be->read_items(ctx->backend, be, n, &batch, NULL, &rerr);
+        /* One read back serves the journal (the items) and the report (the knobs' readings). */
+        for (size_t i = 0; i < n_items; i++)
+                knob_reading_fail(&after[items[i]->knob], -EIO, "not read back");
+        if (batch.n > 0)
+                (void) be->read_items(ctx->backend, be, n, &batch, after, &rerr);
+        else
+                be->read(ctx->backend, be, n, after);
         journal_update(n, j, &batch);
         if (r < 0) {
                 for (size_t i = 0; i < n_items; i++)
                         report_write_error(n, items[i], r, &err, st);
                 return;
-        }
-
-        /* The knobs' readings after the write: one request for all of them. */
-        {
-                KnobBatch knobs = {};
-                for (size_t i = 0; i < n_items; i++)
-                        (void) knob_batch_add(&knobs, items[i]->knob, knob_get(items[i]->knob)->name, 0);
-                if (items_are_knobs(items[0]->knob))
-                        (void) be->read_items(ctx->backend, be, n, &knobs, after, &rerr);
-                else
-                        be->read(ctx->backend, be, n, after);
         }
         for (size_t i = 0; i < n_items; i++) {
                 const PlanItem *it = items[i];
