@@ -12,7 +12,7 @@ static bool in_initial_netns(void) {
         struct stat self, init;
 
         if (stat("/proc/self/ns/net", &self) < 0)
-                return false; /* cannot tell */
+                return true; /* cannot tell (no /proc): assume the host's, and write nothing to its interfaces */
         if (stat("/proc/1/ns/net", &init) >= 0)
                 return self.st_dev == init.st_dev && self.st_ino == init.st_ino;
         /*

@@ -103,6 +103,26 @@ int kernel_version_parse(const char *s, KernelVersion *ret) {
         return 0;
 }
 
+int kernel_version_parse_strict(const char *s, KernelVersion *ret) {
+        KernelVersion v;
+        size_t dots = 0;
+
+        if (!s || !*s)
+                return -EINVAL;
+        for (const char *p = s; *p; p++) {
+                if (*p == '.' && (p == s || p[-1] == '.' || !p[1]))
+                        return -EINVAL;
+                if (*p == '.')
+                        dots++;
+                else if (!isdigit((unsigned char) *p))
+                        return -EINVAL;
+        }
+        if (dots < 1 || dots > 2 || kernel_version_parse(s, &v) < 0)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
 int kernel_version_compare(const KernelVersion *a, const KernelVersion *b) {
         if (a->major != b->major)
                 return a->major < b->major ? -1 : 1;
@@ -163,7 +183,7 @@ static void kernel_running(Machine *m) {
 
 void machine_read(const Sysroot *root, const char *kernel_release, Machine *ret) {
         *ret = (Machine) {};
-        if (kernel_release && kernel_version_parse(kernel_release, &ret->kernel) >= 0)
+        if (kernel_release && kernel_version_parse_strict(kernel_release, &ret->kernel) >= 0)
                 snprintf(ret->kernel_source, sizeof(ret->kernel_source), "--kernel-release");
         else
                 kernel_running(ret);

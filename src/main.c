@@ -118,7 +118,7 @@ int main(int argc, char *argv[]) {
                         break;
                 case ARG_KERNEL_RELEASE: {
                         KernelVersion v;
-                        if (kernel_version_parse(optarg, &v) < 0)
+                        if (kernel_version_parse_strict(optarg, &v) < 0)
                                 return usage_error("--kernel-release takes a release like 6.1.53, not \"%s\".", optarg);
                         o.kernel_release = optarg;
                         break;

@@ -308,6 +308,7 @@ static void manager_apply(Manager *m, ManagedNic *mn) {
                         plan.items[k++] = plan.items[i];
         plan.n = k;
 
+        ac.l1_guard = plan.tx_guard;
         (void) apply_nic(&ac, &mn->nic, &plan, &st);
         m->writes = ac.writes;
 
@@ -679,9 +680,23 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
                                     .writes = m->writes, .fault_after = m->opts->fault_after_writes,
                                     .fault_signal = m->opts->fault_signal };
                 ApplyStats st = {};
+                uint64_t start = 0, now = 0;
+                (void) sd_event_now(m->event, CLOCK_MONOTONIC, &start);
                 for (size_t i = 0; i < m->n_nics; i++) {
-                        /* Stopping may wait a little for another writer: originals must go back. */
-                        _cleanup_close_ int lock = undo_lock_nic(m->opts->state_dir, m->nics[i].nic.slot, 10 * 1000);
+                        /* Stopping may wait a little for another writer: 10 s for all NICs together, well
+                         * inside systemd's stop timeout, since originals must go back. */
+                        uint64_t spent_ms, timeouts;
+                        _cleanup_close_ int lock = -1;
+
+                        {
+                                struct timespec ts;
+                                clock_gettime(CLOCK_MONOTONIC, &ts);
+                                now = (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+                        }
+                        spent_ms = start && now > start ? (now - start) / 1000 : 0;
+                        lock = undo_lock_nic(m->opts->state_dir, m->nics[i].nic.slot,
+                                             spent_ms < 10 * 1000 ? (unsigned) (10 * 1000 - spent_ms) : 0);
+                        ac.l1_guard = context_tx_guard(&m->c, &m->nics[i].nic, &timeouts);
                         if (lock < 0) {
                                 st.failed++;
                                 log_nic(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, &m->nics[i].nic, lock,

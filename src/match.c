@@ -187,7 +187,7 @@ int kernel_range_parse(const char *s, KernelRange *ret) {
 
         if (!dots) {
                 /* "6.4": the whole 6.4.y series */
-                if (kernel_version_parse(s, &r.from) < 0 || strchr(strchr(s, '.') + 1, '.'))
+                if (kernel_version_parse_strict(s, &r.from) < 0 || strchr(strchr(s, '.') + 1, '.'))
                         return -EINVAL;
                 r.to = (KernelVersion) { r.from.major, r.from.minor + 1, 0, true };
         } else {
@@ -196,7 +196,8 @@ int kernel_range_parse(const char *s, KernelRange *ret) {
                         return -EINVAL;
                 memcpy(from, s, (size_t) (dots - s));
                 from[dots - s] = '\0';
-                if ((from[0] && kernel_version_parse(from, &r.from) < 0) || (dots[2] && kernel_version_parse(dots + 2, &r.to) < 0))
+                if ((from[0] && kernel_version_parse_strict(from, &r.from) < 0) ||
+                    (dots[2] && kernel_version_parse_strict(dots + 2, &r.to) < 0))
                         return -EINVAL;
                 if (!r.from.known && !r.to.known)
                         return -EINVAL;

@@ -254,7 +254,7 @@ static void on_quirk_line(void *userdata, const char *file, unsigned line, const
                         (void) append_text(&q->reference, value);
                 break;
         case KEY_KERNEL_DEFAULT_SINCE:
-                if (kernel_version_parse(value, &q->kernel_default_since) < 0 || strpbrk(value, "-_ "))
+                if (kernel_version_parse_strict(value, &q->kernel_default_since) < 0)
                         diag_add(d, file, line, "bad kernel-default-since \"%s\": expected a kernel release like 6.2", value);
                 break;
         case KEY_MATCH: {
