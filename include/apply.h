@@ -23,6 +23,7 @@ typedef struct ApplyContext {
         int fault_signal;
         KnobState *knobs;      /* per knob, _KNOB_MAX (daemon); NULL: a one-shot command */
         bool daemon;           /* an interface not there yet is normal, not an error */
+        bool l1_guard;         /* restore: the link had a tx timeout, no L1 state goes back on */
         bool give_back;        /* apply: first restore what the plan no longer asks for */
 } ApplyContext;
 

@@ -13,6 +13,7 @@
 typedef struct Options {
         const char *sysfs;       /* default "/sys" */
         const char *kernel_log;  /* NULL: this boot's journal */
+        const char *kernel_release; /* NULL: the running kernel's */
         const char *config;      /* NULL: /etc/r8169-tuned/r8169-tuned.conf + drop-ins */
         const char *quirks;      /* NULL: shipped + /etc overrides */
         const char *state_dir;   /* default /run/r8169-tuned */

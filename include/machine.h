@@ -35,11 +35,27 @@ typedef enum DmiField {
 const char *dmi_field_to_string(DmiField f); /* sysfs attribute name, e.g. "sys_vendor" */
 
 /* Facts about the machine the NICs sit in. */
+/* An upstream kernel release, "6.1.53": what quirk entries are conditioned on. */
+typedef struct KernelVersion {
+        unsigned major, minor, patch;
+        bool known;
+} KernelVersion;
+
+/* "6.1", "6.1.53", and what uname and distributions add ("6.1.0-18-amd64"): the leading X.Y[.Z]. */
+int kernel_version_parse(const char *s, KernelVersion *ret);
+/* Exactly X.Y or X.Y.Z, nothing after: what a user or an entry writes. */
+int kernel_version_parse_strict(const char *s, KernelVersion *ret);
+int kernel_version_compare(const KernelVersion *a, const KernelVersion *b);
+const char *kernel_version_to_string(const KernelVersion *v, char *buf, size_t size);
+
 typedef struct Machine {
         char dmi[_DMI_FIELD_MAX][128]; /* "" when absent */
         PowerSource power;
+        KernelVersion kernel;          /* the running kernel's upstream release, or --kernel-release */
+        char kernel_source[64];        /* where it came from: "--kernel-release", "/proc/version (Debian)", "uname" */
 } Machine;
 
-void machine_read(const Sysroot *root, Machine *ret);
+/* kernel_release: --kernel-release, or NULL for the running kernel. */
+void machine_read(const Sysroot *root, const char *kernel_release, Machine *ret);
 /* Pure: what a configured profile means on this power source. */
 Profile profile_resolve(Profile configured, PowerSource power);

@@ -31,6 +31,16 @@ typedef struct IdMatch {
         bool any_device;
 } IdMatch;
 
+/* Kernel releases from (inclusive) to (exclusive); an end not known is open. "6.4" alone is 6.4.y. */
+typedef struct KernelRange {
+        KernelVersion from, to;
+} KernelRange;
+
+int kernel_range_parse(const char *s, KernelRange *ret);
+bool kernel_range_test(const KernelRange *r, const KernelVersion *v);
+const char *kernel_range_to_string(const KernelRange *r, char *buf, size_t size);
+bool kernel_ranges_overlap(const KernelRange *a, size_t na, const KernelRange *b, size_t nb);
+
 typedef struct NicMatch {
         char *interface;            /* glob over interface names */
         char *slot;                 /* PCI address, "0000:01:00.0" */
@@ -45,6 +55,8 @@ typedef struct NicMatch {
         char *dmi[_DMI_FIELD_MAX];  /* globs */
         char **drivers;             /* globs over the bound driver: r8169, r8168, r8125 */
         size_t n_drivers;
+        KernelRange *kernels;       /* the kernel releases: any of these ranges */
+        size_t n_kernels;
 } NicMatch;
 
 void match_done(NicMatch *m);

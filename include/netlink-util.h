@@ -42,3 +42,17 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(NetlinkMonitor *, netlink_monitor_free);
 int netlink_monitor_fd(NetlinkMonitor *m);
 /* Dispatches what is queued; -ENOBUFS when the kernel dropped messages. */
 int netlink_monitor_receive(NetlinkMonitor *m);
+
+/*
+ * What a monitor's receive queue may hold, as udevd and networkd size theirs: a burst of
+ * hundreds of interfaces is thousands of notifications of a few KiB each (skb truesize),
+ * and the kernel drops what does not fit (ENOBUFS). Memory is charged only while queued.
+ */
+#define NETLINK_MONITOR_RCVBUF (128 * 1024 * 1024)
+/*
+ * Sets a socket's receive buffer: SO_RCVBUFFORCE (CAP_NET_ADMIN may exceed
+ * net.core.rmem_max), else SO_RCVBUF (capped by it). The size the kernel granted in *ret
+ * (it doubles the request for its own bookkeeping) when ret is not NULL.
+ */
+int netlink_set_rcvbuf(int fd, int bytes, int *ret);
+int netlink_monitor_set_rcvbuf(NetlinkMonitor *m, int bytes, int *ret);

@@ -38,6 +38,7 @@ typedef struct PlanItem {
         uint64_t desired;
         KnobReading current;
         Provenance why;
+        bool kernel_default;     /* keep, and the kernel does this itself since why.quirk->kernel_default_since */
         bool overrides;          /* a config value replaced a quirk's */
         Provenance overridden;
         uint64_t overridden_value;

@@ -18,6 +18,7 @@ typedef struct Quirk {
         bool skip[_KNOB_MAX]; /* never planned for matching NICs (driver refuses it) */
         char *reason;
         char *reference;
+        KernelVersion kernel_default_since; /* r8169 itself does what the entry asks since this release */
 } Quirk;
 
 typedef struct QuirkDb {

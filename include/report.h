@@ -44,6 +44,7 @@ typedef struct PlanReport {
         const char *override;     /* --profile, or NULL */
         Profile profile;
         PowerSource power;
+        const KernelVersion *kernel; /* what the quirks' kernel conditions were matched against */
         const NicPlan *plans;
         size_t n;
 } PlanReport;

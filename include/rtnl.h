@@ -13,3 +13,11 @@ typedef void (*rtnl_link_handler)(const char *ifname, int ifindex, unsigned flag
 
 /* Read it with netlink_monitor_receive() when its fd is readable; h is called per link message. */
 int rtnl_monitor_new(rtnl_link_handler h, void *userdata, NetlinkMonitor **ret);
+
+/*
+ * Every link of the network namespace, from an RTM_GETLINK dump on a socket of its own: h
+ * is called per link with removed = false, in the kernel's order. What the start-up and a
+ * monitor that lost notifications (ENOBUFS) resynchronise from. A dump the kernel
+ * interrupted (the links changed meanwhile) is retried; h may then see a link twice.
+ */
+int rtnl_dump_links(rtnl_link_handler h, void *userdata);

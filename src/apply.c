@@ -130,8 +130,9 @@ static void journal_update(const Nic *n, UndoJournal *j, const KnobBatch *batch)
                 else
                         e->set = it->now;
         }
-        if (undo_save(j) < 0)
-                log_nic(LOG_WARNING, R8T_MESSAGE_KNOB_FAILED, n, errno, "cannot update the undo journal %s: %m", j->path);
+        int r = undo_save(j);
+        if (r < 0)
+                log_nic(LOG_WARNING, R8T_MESSAGE_KNOB_FAILED, n, r, "cannot update the undo journal %s: %m", j->path);
 }
 
 /*
@@ -197,23 +198,18 @@ static void apply_step(ApplyContext *ctx, const Nic *n, const PlanItem *const *i
                 r = be->write_items(ctx->backend, be, n, &batch, &err);
                 after_write(ctx);
         }
-        (void) be->read_items(ctx->backend, be, n, &batch, NULL, &rerr);
+        /* One read back serves the journal (the items) and the report (the knobs' readings). */
+        for (size_t i = 0; i < n_items; i++)
+                knob_reading_fail(&after[items[i]->knob], -EIO, "not read back");
+        if (batch.n > 0)
+                (void) be->read_items(ctx->backend, be, n, &batch, after, &rerr);
+        else
+                be->read(ctx->backend, be, n, after);
         journal_update(n, j, &batch);
         if (r < 0) {
                 for (size_t i = 0; i < n_items; i++)
                         report_write_error(n, items[i], r, &err, st);
                 return;
-        }
-
-        /* The knobs' readings after the write: one request for all of them. */
-        {
-                KnobBatch knobs = {};
-                for (size_t i = 0; i < n_items; i++)
-                        (void) knob_batch_add(&knobs, items[i]->knob, knob_get(items[i]->knob)->name, 0);
-                if (items_are_knobs(items[0]->knob))
-                        (void) be->read_items(ctx->backend, be, n, &knobs, after, &rerr);
-                else
-                        be->read(ctx->backend, be, n, after);
         }
         for (size_t i = 0; i < n_items; i++) {
                 const PlanItem *it = items[i];
@@ -311,8 +307,9 @@ static void restore_step(ApplyContext *ctx, const Nic *n, UndoJournal *j, KnobBa
                                      items_are_knobs(k) ? "" : " for ", items_are_knobs(k) ? "" : failed,
                                      r < 0 ? errtext(&err, r, es, sizeof(es)) : "the kernel kept another value", j->path);
         }
-        if (undo_save(j) < 0)
-                log_nic(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, errno, "cannot update the undo journal %s: %m", j->path);
+        r = undo_save(j);
+        if (r < 0)
+                log_nic(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, r, "cannot update the undo journal %s: %m", j->path);
 }
 
 /*
@@ -356,6 +353,11 @@ static void restore_entries(ApplyContext *ctx, const Nic *n, UndoJournal *j, con
                                                                                     : knob_status_to_string(knob_status_from_errno(it->error)),
                                              orig, j->path);
                         } else if (it->now == it->value) {
+                                undo_remove(j, undo_find(j, be->id, it->name));
+                        } else if (ctx->l1_guard && knob_get(k)->l1 && it->value != 0) {
+                                /* A link that timed out never gets L1 turned on again, not even to give an original back. */
+                                log_nic_knob(LOG_NOTICE, R8T_MESSAGE_KNOB_LEFT_ALONE, n, k, set, orig, NULL, 0,
+                                             "%s stays %s, not the original %s: this link had a tx timeout", it->name, set, orig);
                                 undo_remove(j, undo_find(j, be->id, it->name));
                         } else if (it->now != it->set) {
                                 st->left_alone++;

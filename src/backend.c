@@ -12,7 +12,7 @@ static bool in_initial_netns(void) {
         struct stat self, init;
 
         if (stat("/proc/self/ns/net", &self) < 0)
-                return false; /* cannot tell */
+                return true; /* cannot tell (no /proc): assume the host's, and write nothing to its interfaces */
         if (stat("/proc/1/ns/net", &init) >= 0)
                 return self.st_dev == init.st_dev && self.st_ino == init.st_ino;
         /*
@@ -292,12 +292,15 @@ static int features_read_items(Backend *b, const KnobBackend *be, const Nic *n, 
                 const EthtoolFeature *e = r >= 0 ? ethtool_features_find(&f, it->name) : NULL;
                 it->error = r < 0 ? r : e ? 0 : -ENOENT;
                 it->now = e && e->active;
-                if (!out)
+        }
+        /* Every feature knob's reading from the same reply: one FEATURES_GET serves both. */
+        for (int k = 0; out && k < _KNOB_MAX; k++) {
+                if (!of_backend(k, be))
                         continue;
                 if (r < 0)
-                        knob_reading_fail(&out[it->knob], err->error ?: r, err->message);
+                        knob_reading_fail(&out[k], err->error ?: r, err->message);
                 else
-                        backend_feature_reading(&f, it->knob, &out[it->knob]);
+                        backend_feature_reading(&f, k, &out[k]);
         }
         ethtool_features_done(&f);
         return r;

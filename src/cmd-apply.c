@@ -101,6 +101,10 @@ int cmd_restore(const Options *o) {
                 if (o->n_args > 0 && (!nic || !selected[nic - c.nics.nics]))
                         continue;
                 lock = lock_nic(o, slots[s]);
+                if (lock >= 0) {
+                        uint64_t timeouts;
+                        ac.l1_guard = nic && context_tx_guard(&c, nic, &timeouts);
+                }
                 if (lock < 0 || restore_nic(&ac, nic, slots[s], &st) < 0)
                         ret = 1;
         }

@@ -815,7 +815,7 @@ int cmd_diagnose(const Options *o) {
                 log_warning("Planned values below assume no configuration and no quirks.");
                 not_read(0, "rejected (see the configuration problems); planned values assume no configuration and no quirks",
                          "configuration and quirk files");
-                machine_read(c.root, &c.machine);
+                machine_read(c.root, o->kernel_release, &c.machine);
                 c.profile = profile_resolve(c.config.profile, c.machine.power);
         }
         if (uname(&u) >= 0)

@@ -23,7 +23,7 @@ int cmd_plan(const Options *o) {
         }
         PlanReport r = { .configured = o->profile ? profile_from_string(o->profile) : c.config.profile,
                          .from_config = c.config.profile, .override = o->profile,
-                         .profile = c.profile, .power = c.machine.power, .plans = plans, .n = n };
+                         .profile = c.profile, .power = c.machine.power, .kernel = &c.machine.kernel, .plans = plans, .n = n };
         if (o->json)
                 report_plan_json(stdout, &r);
         else

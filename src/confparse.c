@@ -105,6 +105,7 @@ typedef struct Reader {
         Diagnostics *diag;
         bool in_section_or_key; /* a continuation line needs something to continue */
         bool continuation;      /* the line being handed to inih continues a value */
+        bool bad_section;       /* under a refused header: its keys belong to no section, not the one before */
 } Reader;
 
 static bool line_is_text(const char *s, size_t n) {
@@ -168,16 +169,19 @@ static char *reader_next(char *str, int num, void *stream) {
                         after++;
                 /* "[device office]   ; why" is a header with a comment, as inih itself reads it. */
                 if (!close || close - s < 2 || (after < p + keep && *after != '#' && *after != ';')) {
-                        diag_add(r->diag, r->file, r->line, "section header must be \"[name]\", ignored");
+                        diag_add(r->diag, r->file, r->line, "section header must be \"[name]\", ignored with its keys");
                         r->in_section_or_key = false;
-                        r->section[0] = '\0';
+                        r->bad_section = true;
                         return str;
                 }
+                r->bad_section = false;
                 snprintf(r->section, sizeof(r->section), "%.*s", (int) (close - s - 1), s + 1);
                 r->handler(r->userdata, r->file, r->line, r->section, NULL, NULL, false, r->diag);
                 r->in_section_or_key = true;
                 out = (size_t) (close - s + 1);
                 memcpy(str, s, out);
+        } else if (r->bad_section) {
+                return str; /* already said, with the header */
         } else {
                 if (s != p && r->in_section_or_key)
                         r->continuation = true; /* indented: continues the previous value (inih's multi-line values) */

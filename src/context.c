@@ -74,7 +74,7 @@ Profile context_configured_profile(const Context *c) {
 bool context_update_profile(Context *c) {
         Profile p;
 
-        machine_read(c->root, &c->machine);
+        machine_read(c->root, c->opts->kernel_release, &c->machine);
         p = profile_resolve(context_configured_profile(c), c->machine.power);
         if (p == c->profile)
                 return false;

@@ -29,6 +29,7 @@ static void help(void) {
                "     --json             Machine-readable output\n"
                "     --sysfs DIR        Use DIR instead of /sys (a fixture tree)\n"
                "     --kernel-log FILE  Read kernel messages from FILE, not this boot's journal\n"
+               "     --kernel-release X.Y.Z  Plan for that kernel release, not the running one\n"
                "     --config FILE      Configuration file (default " CONFIG_DEFAULT_PATH ")\n"
                "     --quirks DIR       Quirk directory instead of the shipped and /etc ones\n"
                "     --profile NAME     performance, balanced or powersave, whatever is configured\n"
@@ -76,13 +77,14 @@ static int usage_error(const char *fmt, ...) {
 
 int main(int argc, char *argv[]) {
         enum { ARG_VERSION = 0x100, ARG_JSON, ARG_SYSFS, ARG_KERNEL_LOG, ARG_LOG_LEVEL, ARG_CONFIG, ARG_QUIRKS, ARG_PROFILE, ARG_STATE_DIR,
-               ARG_FAULT, ARG_LOG_TARGET, ARG_SHOW_MAC };
+               ARG_FAULT, ARG_LOG_TARGET, ARG_KERNEL_RELEASE, ARG_SHOW_MAC };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 { "json", no_argument, NULL, ARG_JSON },
                 { "sysfs", required_argument, NULL, ARG_SYSFS },
                 { "kernel-log", required_argument, NULL, ARG_KERNEL_LOG },
+                { "kernel-release", required_argument, NULL, ARG_KERNEL_RELEASE },
                 { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
                 { "config", required_argument, NULL, ARG_CONFIG },
                 { "quirks", required_argument, NULL, ARG_QUIRKS },
@@ -121,6 +123,13 @@ int main(int argc, char *argv[]) {
                 case ARG_KERNEL_LOG:
                         o.kernel_log = optarg;
                         break;
+                case ARG_KERNEL_RELEASE: {
+                        KernelVersion v;
+                        if (kernel_version_parse_strict(optarg, &v) < 0)
+                                return usage_error("--kernel-release takes a release like 6.1.53, not \"%s\".", optarg);
+                        o.kernel_release = optarg;
+                        break;
+                }
                 case ARG_CONFIG:
                         o.config = optarg;
                         break;

@@ -18,11 +18,25 @@
 typedef struct ManagedNic {
         Nic nic;
         bool dirty;                       /* re-apply at the next idle moment */
-        bool drift_check;                 /* a notification said something changed */
-        bool up;                          /* IFF_UP, as rtnetlink last said */
+        unsigned drift_check;             /* backends (1 << id) a notification said something changed in */
+        bool queued;                      /* in Manager.queue */
+        /* Per interface (nic.ifnames[k]), as rtnetlink last said: 0 = not there. */
+        int ifindex[NIC_MAX_IFNAMES];
+        bool up[NIC_MAX_IFNAMES];         /* IFF_UP */
+        unsigned seen[NIC_MAX_IFNAMES];   /* the last link dump that listed the interface */
         KnobState knobs[_KNOB_MAX];
         unsigned failed, unsupported, waiting; /* of the last apply */
 } ManagedNic;
+
+/*
+ * Open addressing over Manager.nics, rebuilt with it (a rescan): an event finds its NIC in
+ * one probe sequence, however many NICs there are. A reference is what the key function
+ * turns back into a string; slots hold reference + 1, 0 is empty.
+ */
+typedef struct NicIndex {
+        uint32_t *slots;
+        size_t mask;
+} NicIndex;
 
 typedef struct Manager {
         const Options *opts;
@@ -31,9 +45,17 @@ typedef struct Manager {
 
         ManagedNic *nics;
         size_t n_nics;
+        NicIndex by_ifname;     /* reference: NIC index * NIC_MAX_IFNAMES + interface */
+        NicIndex by_slot;       /* reference: NIC index */
+        size_t *queue;          /* NICs with work (dirty or drift_check), each once */
+        size_t n_queue;
+        unsigned n_tuned, n_waiting, n_unsupported; /* of the last applies, for STATUS= */
+        char status[256];       /* the last STATUS= sent */
+        unsigned dump;          /* generation of the last link dump */
 
         sd_device_monitor *monitor;
         NetlinkMonitor *rtnl;
+        sd_event_source *rtnl_source;
         NetlinkMonitor *ethmon;
         sd_bus *bus;
         sd_bus_slot *sleep_slot;
@@ -49,19 +71,101 @@ static void manager_schedule(Manager *m) {
         sd_event_source_set_enabled(m->work, SD_EVENT_ONESHOT);
 }
 
-static ManagedNic *manager_find_ifname(Manager *m, const char *ifname) {
+static void manager_enqueue(Manager *m, ManagedNic *mn) {
+        if (!mn->queued) {
+                mn->queued = true;
+                m->queue[m->n_queue++] = (size_t) (mn - m->nics);
+        }
+        manager_schedule(m);
+}
+
+/* Work for one NIC at the next idle moment: an apply. */
+static void manager_mark_dirty(Manager *m, ManagedNic *mn) {
+        mn->dirty = true;
+        manager_enqueue(m, mn);
+}
+
+static uint32_t index_hash(const char *s) {
+        uint32_t h = 2166136261u; /* FNV-1a */
+        for (; *s; s++)
+                h = (h ^ (uint8_t) *s) * 16777619u;
+        return h;
+}
+
+typedef const char *(*index_key)(const Manager *m, uint32_t ref);
+
+static const char *key_ifname(const Manager *m, uint32_t ref) {
+        return m->nics[ref / NIC_MAX_IFNAMES].nic.ifnames[ref % NIC_MAX_IFNAMES];
+}
+
+static const char *key_slot(const Manager *m, uint32_t ref) { return m->nics[ref].nic.slot; }
+
+static bool index_find(const Manager *m, const NicIndex *ix, index_key key, const char *s, uint32_t *ret) {
+        if (!ix->slots)
+                return false;
+        for (size_t i = index_hash(s) & ix->mask;; i = (i + 1) & ix->mask) {
+                uint32_t v = ix->slots[i];
+                if (v == 0)
+                        return false;
+                if (streq(key(m, v - 1), s)) {
+                        *ret = v - 1;
+                        return true;
+                }
+        }
+}
+
+/* Room for n references at most half full; what is already there goes. */
+static int index_reset(NicIndex *ix, size_t n) {
+        size_t size = 16;
+
+        while (size < 2 * n)
+                size *= 2;
+        free(ix->slots);
+        ix->slots = calloc(size, sizeof(uint32_t));
+        ix->mask = size - 1;
+        return ix->slots ? 0 : -ENOMEM;
+}
+
+static void index_add(Manager *m, NicIndex *ix, index_key key, uint32_t ref) {
+        const char *s = key(m, ref);
+        size_t i = index_hash(s) & ix->mask;
+
+        for (; ix->slots[i] != 0; i = (i + 1) & ix->mask)
+                if (streq(key(m, ix->slots[i] - 1), s))
+                        return; /* the first NIC with a name keeps it */
+        ix->slots[i] = ref + 1;
+}
+
+static int manager_reindex(Manager *m) {
+        size_t n_ifnames = 0;
+
         for (size_t i = 0; i < m->n_nics; i++)
+                n_ifnames += m->nics[i].nic.n_ifnames;
+        if (index_reset(&m->by_ifname, n_ifnames) < 0 || index_reset(&m->by_slot, m->n_nics) < 0)
+                return -ENOMEM;
+        for (size_t i = 0; i < m->n_nics; i++) {
+                index_add(m, &m->by_slot, key_slot, (uint32_t) i);
                 for (size_t k = 0; k < m->nics[i].nic.n_ifnames; k++)
-                        if (streq(m->nics[i].nic.ifnames[k], ifname))
-                                return &m->nics[i];
-        return NULL;
+                        index_add(m, &m->by_ifname, key_ifname, (uint32_t) (i * NIC_MAX_IFNAMES + k));
+        }
+        return 0;
+}
+
+/* The NIC an interface name belongs to, and which of its interfaces it is. */
+static ManagedNic *manager_find_ifname(Manager *m, const char *ifname, size_t *ret_k) {
+        uint32_t ref;
+
+        if (!index_find(m, &m->by_ifname, key_ifname, ifname, &ref))
+                return NULL;
+        if (ret_k)
+                *ret_k = ref % NIC_MAX_IFNAMES;
+        return &m->nics[ref / NIC_MAX_IFNAMES];
 }
 
 static ManagedNic *manager_find_slot(Manager *m, const char *slot) {
-        for (size_t i = 0; i < m->n_nics; i++)
-                if (streq(m->nics[i].nic.slot, slot))
-                        return &m->nics[i];
-        return NULL;
+        uint32_t ref;
+
+        return index_find(m, &m->by_slot, key_slot, slot, &ref) ? &m->nics[ref] : NULL;
 }
 
 static void manager_update_profile(Manager *m) {
@@ -72,18 +176,29 @@ static void manager_update_profile(Manager *m) {
         }
 }
 
+static void manager_count(Manager *m, const ManagedNic *mn, int sign) {
+        m->n_tuned += (unsigned) sign * (mn->failed == 0 && mn->waiting == 0);
+        m->n_waiting += (unsigned) sign * (mn->waiting > 0);
+        m->n_unsupported += (unsigned) sign * mn->unsupported;
+}
+
 /* Rediscovers the PCI bus; keeps what is known of NICs that stay, forgets the ones that left. */
 static int manager_rescan(Manager *m) {
         IdentifyContext ic = { .root = m->c.root, .kernel_log = m->opts->kernel_log };
         NicList l = {};
-        ManagedNic *nn;
+        ManagedNic *nn, *old_nics;
+        size_t *queue, n_old;
         int r;
 
+        log_debug("Rescanning PCI devices.");
         r = nic_discover(m->c.root, &l);
         if (r < 0)
                 return log_error_errno(r, "Cannot scan PCI devices: %m");
         nn = calloc(l.n + 1, sizeof(ManagedNic));
-        if (!nn) {
+        queue = calloc(l.n + 1, sizeof(size_t));
+        if (!nn || !queue) {
+                free(nn);
+                free(queue);
                 nic_list_done(&l);
                 return log_oom();
         }
@@ -97,24 +212,54 @@ static int manager_rescan(Manager *m) {
                         memcpy(nn[i].nic.ifnames, l.nics[i].ifnames, sizeof(l.nics[i].ifnames));
                         nn[i].nic.n_ifnames = l.nics[i].n_ifnames;
                         memcpy(nn[i].nic.driver, l.nics[i].driver, sizeof(l.nics[i].driver));
+                        /*
+                         * What rtnetlink said of an interface follows its name; a renamed one
+                         * is applied again (verified: the apply reads before it writes).
+                         */
+                        for (size_t k = 0; k < NIC_MAX_IFNAMES; k++) {
+                                bool known = k >= nn[i].nic.n_ifnames;
+                                nn[i].ifindex[k] = 0;
+                                nn[i].up[k] = false;
+                                for (size_t j = 0; !known && j < old->nic.n_ifnames; j++)
+                                        if (streq(old->nic.ifnames[j], nn[i].nic.ifnames[k])) {
+                                                nn[i].ifindex[k] = old->ifindex[j];
+                                                nn[i].up[k] = old->up[j];
+                                                known = true;
+                                        }
+                                if (!known) {
+                                        log_debug("%s: renamed; applying.", nn[i].nic.ifnames[k]);
+                                        nn[i].dirty = true;
+                                }
+                        }
                 } else {
                         nn[i] = (ManagedNic) { .nic = l.nics[i], .dirty = true };
                         nic_identify(&nn[i].nic, &ic);
                         log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, &nn[i].nic, 0, "found");
                 }
         }
-        for (size_t i = 0; i < m->n_nics; i++) {
-                bool kept = false;
-                for (size_t k = 0; k < l.n && !kept; k++)
-                        kept = streq(m->nics[i].nic.slot, l.nics[k].slot);
-                if (!kept)
-                        log_nic(LOG_INFO, R8T_MESSAGE_NIC_GONE, &m->nics[i].nic, 0, "gone; forgotten");
-        }
-        free(m->nics);
+        old_nics = m->nics;
+        n_old = m->n_nics;
         m->nics = nn;
         m->n_nics = l.n;
         nic_list_done(&l);
-        return 0;
+        free(m->queue);
+        m->queue = queue;
+        m->n_queue = 0;
+        m->n_tuned = m->n_waiting = m->n_unsupported = 0;
+        for (size_t i = 0; i < m->n_nics; i++) {
+                m->nics[i].queued = false;
+                if (m->nics[i].dirty || m->nics[i].drift_check)
+                        manager_enqueue(m, &m->nics[i]);
+                manager_count(m, &m->nics[i], +1);
+        }
+        r = manager_reindex(m);
+        if (r < 0)
+                log_oom();
+        for (size_t i = 0; i < n_old; i++)
+                if (r >= 0 && !manager_find_slot(m, old_nics[i].nic.slot))
+                        log_nic(LOG_INFO, R8T_MESSAGE_NIC_GONE, &old_nics[i].nic, 0, "gone; forgotten");
+        free(old_nics);
+        return r;
 }
 
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -163,6 +308,7 @@ static void manager_apply(Manager *m, ManagedNic *mn) {
                         plan.items[k++] = plan.items[i];
         plan.n = k;
 
+        ac.l1_guard = plan.tx_guard;
         (void) apply_nic(&ac, &mn->nic, &plan, &st);
         m->writes = ac.writes;
 
@@ -178,17 +324,22 @@ static void manager_apply(Manager *m, ManagedNic *mn) {
         mn->unsupported = st.unsupported;
 }
 
-/* Another tool changed a knob whose backend tells us (an ethtool notification). */
-static void manager_check_drift(Manager *m, ManagedNic *mn) {
-        KnobReading now[_KNOB_MAX];
+/*
+ * Another tool changed a knob whose backend tells us (an ethtool notification): only the
+ * backends that notified are read, one request each (our own writes notify too).
+ */
+static void manager_check_drift(Manager *m, ManagedNic *mn, unsigned backends) {
+        KnobReading now[_KNOB_MAX] = {};
 
-        backend_read_all(&m->c.backend, &mn->nic, now);
+        for (int b = 0; b < _KNOB_BACKEND_MAX; b++)
+                if (backends & (1u << b))
+                        knob_backends[b].read(&m->c.backend, &knob_backends[b], &mn->nic, now);
         for (int k = 0; k < _KNOB_MAX; k++) {
                 KnobState *ks = &mn->knobs[k];
                 char was[KNOB_VALUE_MAX], is[KNOB_VALUE_MAX];
                 const char *was_s, *is_s;
 
-                if (!knob_get(k)->backend->drift_ntf || !ks->desired_set || !ks->held)
+                if (!(backends & (1u << knob_get(k)->backend->id)) || !ks->desired_set || !ks->held)
                         continue;
                 if (now[k].status != KNOB_STATUS_OK || (now[k].value == ks->desired && !now[k].partial))
                         continue;
@@ -210,20 +361,35 @@ static void manager_check_drift(Manager *m, ManagedNic *mn) {
         }
 }
 
+/* STATUS=, when it says something new (a burst of events is not a burst of messages to PID 1). */
 static void manager_notify_status(Manager *m, const char *extra) {
-        unsigned tuned = 0, waiting = 0, unsupported = 0;
         char status[256], w[64] = "";
 
-        for (size_t i = 0; i < m->n_nics; i++) {
-                tuned += m->nics[i].failed == 0 && m->nics[i].waiting == 0;
-                waiting += m->nics[i].waiting > 0;
-                unsupported += m->nics[i].unsupported;
+        if (m->n_waiting)
+                snprintf(w, sizeof(w), ", %u waiting for an interface", m->n_waiting);
+        snprintf(status, sizeof(status), "STATUS=%u NIC%s tuned%s, %u unsupported knob%s (profile %s)", m->n_tuned,
+                 m->n_tuned == 1 ? "" : "s", w, m->n_unsupported, m->n_unsupported == 1 ? "" : "s",
+                 profile_to_string(m->c.profile));
+        if (!extra && streq(status, m->status))
+                return;
+        memcpy(m->status, status, sizeof(status));
+        (void) sd_notifyf(false, "%s%s", extra ?: "", status);
+}
+
+/* What one NIC's turn in the worker does: a drift check, an apply. */
+static void manager_work_nic(Manager *m, ManagedNic *mn) {
+        if (mn->drift_check) {
+                unsigned backends = mn->drift_check;
+                mn->drift_check = 0;
+                manager_check_drift(m, mn, backends);
         }
-        if (waiting)
-                snprintf(w, sizeof(w), ", %u waiting for an interface", waiting);
-        snprintf(status, sizeof(status), "%sSTATUS=%u NIC%s tuned%s, %u unsupported knob%s (profile %s)", extra ?: "",
-                 tuned, tuned == 1 ? "" : "s", w, unsupported, unsupported == 1 ? "" : "s", profile_to_string(m->c.profile));
-        (void) sd_notify(false, status);
+        if (mn->dirty || m->everything) {
+                mn->dirty = false;
+                log_debug("%s: applying.", nic_ifname(&mn->nic) ?: mn->nic.slot);
+                manager_count(m, mn, -1);
+                manager_apply(m, mn);
+                manager_count(m, mn, +1);
+        }
 }
 
 static int on_work(sd_event_source *s, void *userdata) {
@@ -235,16 +401,33 @@ static int on_work(sd_event_source *s, void *userdata) {
                 /* A rescan of many NICs churns the heap: give it back, the daemon idles small. */
                 malloc_trim(0);
         }
-        for (size_t i = 0; i < m->n_nics; i++) {
-                ManagedNic *mn = &m->nics[i];
-                if (mn->drift_check) {
-                        mn->drift_check = false;
-                        manager_check_drift(m, mn);
+        if (m->everything)
+                for (size_t i = 0; i < m->n_nics; i++)
+                        manager_work_nic(m, &m->nics[i]);
+        else
+                /* Only the NICs events named: the cost of a burst is its own, not the machine's. */
+                for (size_t q = 0; q < m->n_queue; q++)
+                        manager_work_nic(m, &m->nics[m->queue[q]]);
+        /* What is still to do (an apply that could not run now says so with dirty) stays queued. */
+        if (m->everything) {
+                for (size_t q = 0; q < m->n_queue; q++)
+                        m->nics[m->queue[q]].queued = false;
+                m->n_queue = 0;
+                for (size_t i = 0; i < m->n_nics; i++)
+                        if (m->nics[i].dirty || m->nics[i].drift_check) {
+                                m->nics[i].queued = true;
+                                m->queue[m->n_queue++] = i;
+                        }
+        } else {
+                size_t kept = 0;
+                for (size_t q = 0; q < m->n_queue; q++) {
+                        ManagedNic *mn = &m->nics[m->queue[q]];
+                        if (mn->dirty || mn->drift_check)
+                                m->queue[kept++] = m->queue[q];
+                        else
+                                mn->queued = false;
                 }
-                if (mn->dirty || m->everything) {
-                        mn->dirty = false;
-                        manager_apply(m, mn);
-                }
+                m->n_queue = kept;
         }
         m->everything = false;
         manager_notify_status(m, NULL);
@@ -274,11 +457,40 @@ static bool net_device_may_be_ours(sd_device *d) {
         return chip_pci_id_known((uint16_t) vendor, (uint16_t) device, (uint16_t) subsys_vendor, (uint16_t) subsys_device);
 }
 
+/*
+ * The one place where rtnetlink (or udev, should it be first) tells of an interface of a
+ * managed NIC: one that appeared (an ifindex not seen before) is applied at once, one that
+ * came up is re-applied.
+ */
+static void manager_link_changed(Manager *m, ManagedNic *mn, size_t k, const char *ifname, int ifindex, bool up) {
+        bool appeared = mn->ifindex[k] != ifindex;
+
+        /* r8169 rewrites IntrMitigate on every open: re-apply when the interface comes up. */
+        if (appeared) {
+                log_debug("%s: appeared (ifindex %d); applying.", ifname, ifindex);
+                manager_mark_dirty(m, mn);
+        } else if (up && !mn->up[k]) {
+                log_debug("%s: up; re-applying.", ifname);
+                manager_mark_dirty(m, mn);
+        }
+        mn->ifindex[k] = ifindex;
+        mn->up[k] = up;
+}
+
+static void manager_link_removed(ManagedNic *mn, size_t k, int ifindex) {
+        if (mn->ifindex[k] == ifindex) {
+                mn->ifindex[k] = 0;
+                mn->up[k] = false;
+        }
+}
+
 static int on_device(sd_device_monitor *monitor, sd_device *d, void *userdata) {
         Manager *m = userdata;
-        const char *subsystem = NULL, *sysname = NULL;
+        const char *subsystem = NULL, *sysname = NULL, *devpath = NULL;
         sd_device_action_t action = _SD_DEVICE_ACTION_INVALID;
         ManagedNic *mn;
+        size_t k = 0;
+        int ifindex = 0;
 
         (void) sd_device_get_subsystem(d, &subsystem);
         (void) sd_device_get_sysname(d, &sysname);
@@ -294,80 +506,123 @@ static int on_device(sd_device_monitor *monitor, sd_device *d, void *userdata) {
         }
         if (action != SD_DEVICE_ADD && action != SD_DEVICE_MOVE && action != SD_DEVICE_REMOVE)
                 return 0;
-        log_debug("udev: %s %s %s", subsystem, sysname,
-                  action == SD_DEVICE_ADD ? "added" : action == SD_DEVICE_MOVE ? "renamed" : "removed");
         /*
          * Bursts coalesce: each event only marks work; the worker runs when the queue is
          * drained. Only what can change the set of NICs or their names costs a rescan: a PCI
          * device coming or going, a rename, an interface of a Realtek PCI function nobody knew.
          */
         if (streq(subsystem, "pci")) {
+                log_debug("udev: pci %s %s", sysname, action == SD_DEVICE_ADD ? "added" : action == SD_DEVICE_MOVE ? "moved" : "removed");
                 m->rescan = true;
                 manager_schedule(m);
                 return 0;
         }
-        mn = manager_find_ifname(m, sysname);
-        if (mn && action == SD_DEVICE_ADD)
-                mn->dirty = true;
-        else if (mn && action == SD_DEVICE_MOVE)
+        mn = manager_find_ifname(m, sysname, &k);
+        if (!mn) {
+                /* Not ours, and virtual (veth, bridge, tun: a container host makes hundreds): one lookup, no more. */
+                if (action == SD_DEVICE_REMOVE ||
+                    (sd_device_get_devpath(d, &devpath) >= 0 && strncmp(devpath, "/devices/virtual/", 17) == 0))
+                        return 0;
+                if (!net_device_may_be_ours(d))
+                        return 0;
+                log_debug("udev: %s %s, perhaps of a Realtek NIC nobody knew.", sysname, action == SD_DEVICE_ADD ? "added" : "renamed");
                 m->rescan = true;
-        else if (!mn && action != SD_DEVICE_REMOVE && net_device_may_be_ours(d))
-                m->rescan = true;
-        else
+                manager_schedule(m);
                 return 0;
-        manager_schedule(m);
+        }
+        log_debug("udev: %s %s", sysname, action == SD_DEVICE_ADD ? "added" : action == SD_DEVICE_MOVE ? "renamed" : "removed");
+        if (action == SD_DEVICE_MOVE) {
+                m->rescan = true;
+                manager_schedule(m);
+        } else if (action == SD_DEVICE_ADD && mn->ifindex[k] == 0 && sd_device_get_ifindex(d, &ifindex) >= 0)
+                /* rtnetlink tells first and is acted on; this is for an interface it has not told of. */
+                manager_link_changed(m, mn, k, sysname, ifindex, mn->up[k]);
         return 0;
 }
 
 static void on_link(const char *ifname, int ifindex, unsigned flags, bool removed, void *userdata) {
         Manager *m = userdata;
-        ManagedNic *mn = manager_find_ifname(m, ifname);
-        bool up = flags & IFF_UP;
+        size_t k;
+        ManagedNic *mn = manager_find_ifname(m, ifname, &k);
 
-        if (!mn || removed)
+        /* Not ours: one lookup, nothing else. */
+        if (!mn)
                 return;
-        /* r8169 rewrites IntrMitigate on every open: re-apply when the interface comes up. */
-        if (up && !mn->up) {
-                log_debug("%s: up; re-applying.", ifname);
-                mn->dirty = true;
+        mn->seen[k] = m->dump;
+        if (removed)
+                manager_link_removed(mn, k, ifindex);
+        else
+                manager_link_changed(m, mn, k, ifname, ifindex, flags & IFF_UP);
+}
+
+/*
+ * The kernel dropped link notifications (the receive queue overflowed): what changed is
+ * learnt again from a dump of the links, and only that is acted on. A managed interface the
+ * dump does not list is gone.
+ */
+static void manager_resync_links(Manager *m) {
+        size_t queued = m->n_queue, gone = 0;
+        int r;
+
+        m->dump++;
+        r = rtnl_dump_links(on_link, m);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot dump the links to resynchronise (%m); re-applying every NIC.");
+                m->everything = true;
                 manager_schedule(m);
+                return;
         }
-        mn->up = up;
+        for (size_t i = 0; i < m->n_nics; i++) {
+                ManagedNic *mn = &m->nics[i];
+                for (size_t k = 0; k < mn->nic.n_ifnames; k++)
+                        if (mn->seen[k] != m->dump && mn->ifindex[k] != 0) {
+                                manager_link_removed(mn, k, mn->ifindex[k]);
+                                gone++;
+                        }
+        }
+        log_info("Resynchronised from a dump of the links: %zu NIC%s to apply, %zu interface%s gone.", m->n_queue - queued,
+                 m->n_queue - queued == 1 ? "" : "s", gone, gone == 1 ? "" : "s");
 }
 
 static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Manager *m = userdata;
         if (netlink_monitor_receive(m->rtnl) == -ENOBUFS) {
-                log_warning("Link notifications were lost; re-applying everything.");
-                m->everything = true;
-                manager_schedule(m);
+                log_notice("Link notifications were lost (the receive queue overflowed); resynchronising from a dump of the links.");
+                manager_resync_links(m);
         }
         return 0;
 }
 
 static void on_ethtool_ntf(uint8_t cmd, const char *ifname, void *userdata) {
         Manager *m = userdata;
+        unsigned backends = 0;
         ManagedNic *mn;
 
-        bool drift = false;
-
         for (int b = 0; b < _KNOB_BACKEND_MAX; b++)
-                drift = drift || (knob_backends[b].drift_ntf && knob_backends[b].drift_ntf == cmd);
-        if (!drift)
+                if (knob_backends[b].drift_ntf && knob_backends[b].drift_ntf == cmd)
+                        backends |= 1u << b;
+        if (!backends)
                 return;
-        mn = manager_find_ifname(m, ifname);
+        mn = manager_find_ifname(m, ifname, NULL);
         if (!mn)
                 return;
-        mn->drift_check = true;
-        manager_schedule(m);
+        mn->drift_check |= backends;
+        manager_enqueue(m, mn);
 }
 
 static int on_ethtool_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Manager *m = userdata;
         if (netlink_monitor_receive(m->ethmon) == -ENOBUFS) {
-                for (size_t i = 0; i < m->n_nics; i++)
-                        m->nics[i].drift_check = true;
-                manager_schedule(m);
+                /* No dump tells what another tool changed meanwhile: look at every NIC, change nothing unasked. */
+                log_notice("Ethtool notifications were lost (the receive queue overflowed); checking every NIC for drift.");
+                unsigned backends = 0;
+                for (int b = 0; b < _KNOB_BACKEND_MAX; b++)
+                        if (knob_backends[b].drift_ntf)
+                                backends |= 1u << b;
+                for (size_t i = 0; i < m->n_nics; i++) {
+                        m->nics[i].drift_check |= backends;
+                        manager_enqueue(m, &m->nics[i]);
+                }
         }
         return 0;
 }
@@ -425,9 +680,23 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
                                     .writes = m->writes, .fault_after = m->opts->fault_after_writes,
                                     .fault_signal = m->opts->fault_signal };
                 ApplyStats st = {};
+                uint64_t start = 0, now = 0;
+                (void) sd_event_now(m->event, CLOCK_MONOTONIC, &start);
                 for (size_t i = 0; i < m->n_nics; i++) {
-                        /* Stopping may wait a little for another writer: originals must go back. */
-                        _cleanup_close_ int lock = undo_lock_nic(m->opts->state_dir, m->nics[i].nic.slot, 10 * 1000);
+                        /* Stopping may wait a little for another writer: 10 s for all NICs together, well
+                         * inside systemd's stop timeout, since originals must go back. */
+                        uint64_t spent_ms, timeouts;
+                        _cleanup_close_ int lock = -1;
+
+                        {
+                                struct timespec ts;
+                                clock_gettime(CLOCK_MONOTONIC, &ts);
+                                now = (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+                        }
+                        spent_ms = start && now > start ? (now - start) / 1000 : 0;
+                        lock = undo_lock_nic(m->opts->state_dir, m->nics[i].nic.slot,
+                                             spent_ms < 10 * 1000 ? (unsigned) (10 * 1000 - spent_ms) : 0);
+                        ac.l1_guard = context_tx_guard(&m->c, &m->nics[i].nic, &timeouts);
                         if (lock < 0) {
                                 st.failed++;
                                 log_nic(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, &m->nics[i].nic, lock,
@@ -447,6 +716,7 @@ static void manager_free(Manager *m) {
         sd_event_source_unref(m->retry);
         closep(&m->service_lock);
         sd_event_source_unref(m->work);
+        sd_event_source_unref(m->rtnl_source);
         sd_device_monitor_unref(m->monitor);
         sd_bus_slot_unref(m->sleep_slot);
         sd_bus_flush_close_unref(m->bus);
@@ -454,15 +724,33 @@ static void manager_free(Manager *m) {
         netlink_monitor_free(m->ethmon);
         context_done(&m->c);
         free(m->nics);
+        free(m->queue);
+        free(m->by_ifname.slots);
+        free(m->by_slot.slots);
         sd_event_unref(m->event);
 }
 
+/*
+ * The receive buffer of the netlink monitors. R8T_TEST_NETLINK_RCVBUF (bytes) makes it small
+ * enough for a test to overflow it with a burst, so that the resynchronisation it then takes
+ * is the real one.
+ */
+static int manager_rcvbuf(void) {
+        const char *e = getenv("R8T_TEST_NETLINK_RCVBUF");
+        uint64_t v;
+
+        if (e && parse_u64_base(e, 10, &v) >= 0 && v > 0 && v <= NETLINK_MONITOR_RCVBUF)
+                return (int) v;
+        return NETLINK_MONITOR_RCVBUF;
+}
+
 static int manager_watch(Manager *m) {
-        int r;
+        int r, rcvbuf = manager_rcvbuf(), got = 0;
 
         r = sd_device_monitor_new(&m->monitor);
+        /* udevd broadcasts a burst as fast as it works through it: room for all of it, as networkd has. */
         if (r >= 0)
-                (void) sd_device_monitor_set_receive_buffer_size(m->monitor, 16 * 1024 * 1024);
+                (void) sd_device_monitor_set_receive_buffer_size(m->monitor, NETLINK_MONITOR_RCVBUF);
         if (r >= 0)
                 r = sd_device_monitor_filter_add_match_subsystem_devtype(m->monitor, "net", NULL);
         if (r >= 0)
@@ -477,12 +765,24 @@ static int manager_watch(Manager *m) {
                 return log_error_errno(r, "Cannot watch udev events: %m");
 
         r = rtnl_monitor_new(on_link, m, &m->rtnl);
+        if (r >= 0) {
+                int q = netlink_monitor_set_rcvbuf(m->rtnl, rcvbuf, &got);
+                if (q < 0)
+                        log_warning_errno(q, "Cannot size the link monitor's receive buffer, a burst may overflow it: %m");
+                else
+                        log_debug("Link monitor: receive buffer %d bytes.", got);
+        }
         if (r >= 0)
-                r = sd_event_add_io(m->event, NULL, netlink_monitor_fd(m->rtnl), EPOLLIN, on_rtnl_io, m);
+                r = sd_event_add_io(m->event, &m->rtnl_source, netlink_monitor_fd(m->rtnl), EPOLLIN, on_rtnl_io, m);
+        /* The kernel's word first: udevd's copy of the same event comes later and is then a no-op. */
+        if (r >= 0)
+                r = sd_event_source_set_priority(m->rtnl_source, SD_EVENT_PRIORITY_NORMAL - 10);
         if (r < 0)
                 return log_error_errno(r, "Cannot watch link changes: %m");
 
         r = ethtool_monitor_new(on_ethtool_ntf, m, &m->ethmon);
+        if (r >= 0)
+                (void) netlink_monitor_set_rcvbuf(m->ethmon, rcvbuf, NULL);
         if (r >= 0)
                 r = sd_event_add_io(m->event, NULL, netlink_monitor_fd(m->ethmon), EPOLLIN, on_ethtool_io, m);
         if (r < 0)
@@ -565,8 +865,13 @@ int manager_run(const Options *o) {
         r = manager_rescan(&m);
         if (r < 0)
                 goto out;
+        /* Which interfaces of the NICs exist and are up: what later notifications are compared with. */
+        if (rtnl_dump_links(on_link, &m) < 0)
+                log_warning("Cannot list the links; an interface is re-applied at its first notification.");
         m.everything = true;
         on_work(m.work, &m);
+        /* Discovery and the first apply of every NIC churned the heap: the daemon idles small. */
+        malloc_trim(0);
         manager_notify_status(&m, "READY=1\n");
         log_info("Started: %zu Realtek NIC%s, profile %s.", m.n_nics, m.n_nics == 1 ? "" : "s",
                  profile_to_string(m.c.profile));

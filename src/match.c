@@ -72,6 +72,7 @@ void match_done(NicMatch *m) {
         for (int f = 0; f < _DMI_FIELD_MAX; f++)
                 free(m->dmi[f]);
         strv_free(m->drivers, m->n_drivers);
+        free(m->kernels);
         *m = (NicMatch) {};
 }
 
@@ -84,6 +85,7 @@ typedef enum MatchKey {
         MATCH_PCI_ID,
         MATCH_SUBSYSTEM,
         MATCH_DRIVER,
+        MATCH_KERNEL,
         MATCH_DMI_FIRST, /* + DmiField */
         _MATCH_KEY_MAX = MATCH_DMI_FIRST + _DMI_FIELD_MAX,
 } MatchKey;
@@ -101,6 +103,7 @@ static const struct {
         [MATCH_PCI_ID] = { "match-pci-id", "pci-id", "vendor:device like 10ec:8168" },
         [MATCH_SUBSYSTEM] = { "match-subsystem", "subsystem", "vendor:device or vendor:*" },
         [MATCH_DRIVER] = { "match-driver", NULL, "driver names like r8169 or r8168 (globs)" },
+        [MATCH_KERNEL] = { "match-kernel", NULL, "kernel release ranges FROM..TO (TO not included), like 5.17..6.1.53 6.4" },
         [MATCH_DMI_FIRST + DMI_SYS_VENDOR] = { "match-dmi-sys-vendor", "dmi-sys-vendor", "a glob" },
         [MATCH_DMI_FIRST + DMI_PRODUCT_NAME] = { "match-dmi-product-name", "dmi-product-name", "a glob" },
         [MATCH_DMI_FIRST + DMI_BOARD_VENDOR] = { "match-dmi-board-vendor", "dmi-board-vendor", "a glob" },
@@ -178,6 +181,83 @@ static int add_id(IdMatch **list, size_t *count, const char *w, bool allow_any) 
         return 0;
 }
 
+int kernel_range_parse(const char *s, KernelRange *ret) {
+        const char *dots = strstr(s, "..");
+        KernelRange r = {};
+
+        if (!dots) {
+                /* "6.4": the whole 6.4.y series */
+                if (kernel_version_parse_strict(s, &r.from) < 0 || strchr(strchr(s, '.') + 1, '.'))
+                        return -EINVAL;
+                r.to = (KernelVersion) { r.from.major, r.from.minor + 1, 0, true };
+        } else {
+                char from[32];
+                if ((size_t) (dots - s) >= sizeof(from))
+                        return -EINVAL;
+                memcpy(from, s, (size_t) (dots - s));
+                from[dots - s] = '\0';
+                if ((from[0] && kernel_version_parse_strict(from, &r.from) < 0) ||
+                    (dots[2] && kernel_version_parse_strict(dots + 2, &r.to) < 0))
+                        return -EINVAL;
+                if (!r.from.known && !r.to.known)
+                        return -EINVAL;
+                if (r.from.known && r.to.known && kernel_version_compare(&r.from, &r.to) >= 0)
+                        return -ERANGE; /* empty */
+        }
+        /* Only digits and dots: "6.1.0-18" is what uname says, not what an entry names. */
+        for (const char *p = s; *p; p++)
+                if (!isdigit((unsigned char) *p) && *p != '.')
+                        return -EINVAL;
+        *ret = r;
+        return 0;
+}
+
+bool kernel_range_test(const KernelRange *r, const KernelVersion *v) {
+        if (!v || !v->known)
+                return false;
+        return (!r->from.known || kernel_version_compare(v, &r->from) >= 0) &&
+               (!r->to.known || kernel_version_compare(v, &r->to) < 0);
+}
+
+const char *kernel_range_to_string(const KernelRange *r, char *buf, size_t size) {
+        char a[24] = "", b[24] = "";
+
+        if (r->from.known)
+                kernel_version_to_string(&r->from, a, sizeof(a));
+        if (r->to.known)
+                kernel_version_to_string(&r->to, b, sizeof(b));
+        snprintf(buf, size, "%s..%s", a, b);
+        return buf;
+}
+
+bool kernel_ranges_overlap(const KernelRange *a, size_t na, const KernelRange *b, size_t nb) {
+        if (na == 0 || nb == 0)
+                return true;
+        for (size_t i = 0; i < na; i++)
+                for (size_t j = 0; j < nb; j++) {
+                        /* [a.from, a.to) and [b.from, b.to) meet unless one ends before the other starts */
+                        bool a_before = a[i].to.known && b[j].from.known && kernel_version_compare(&a[i].to, &b[j].from) <= 0;
+                        bool b_before = b[j].to.known && a[i].from.known && kernel_version_compare(&b[j].to, &a[i].from) <= 0;
+                        if (!a_before && !b_before)
+                                return true;
+                }
+        return false;
+}
+
+static int add_kernel(NicMatch *m, const char *w) {
+        KernelRange r, *n;
+        int k = kernel_range_parse(w, &r);
+
+        if (k < 0)
+                return k;
+        n = reallocarray(m->kernels, m->n_kernels + 1, sizeof(*n));
+        if (!n)
+                return -ENOMEM;
+        m->kernels = n;
+        m->kernels[m->n_kernels++] = r;
+        return 0;
+}
+
 /* lspci prints "01:00.0" without the domain: that is domain 0000. */
 static int slot_normalize(const char *s, char buf[PCI_SLOT_LEN]) {
         size_t l = strlen(s);
@@ -218,7 +298,8 @@ int match_parse(NicMatch *m, const char *key, const char *value, char *err, size
         case MATCH_XID:
         case MATCH_PCI_ID:
         case MATCH_SUBSYSTEM:
-        case MATCH_DRIVER: {
+        case MATCH_DRIVER:
+        case MATCH_KERNEL: {
                 _cleanup_free_ char *copy = strdup(value);
                 char *save = NULL;
                 size_t words = 0;
@@ -229,6 +310,7 @@ int match_parse(NicMatch *m, const char *key, const char *value, char *err, size
                         r = k == MATCH_XID      ? add_xid(m, w)
                             : k == MATCH_PCI_ID ? add_id(&m->pci_ids, &m->n_pci_ids, w, false)
                             : k == MATCH_DRIVER ? (strlen(w) < 64 ? strv_push(&m->drivers, &m->n_drivers, strdup(w)) : -EINVAL)
+                            : k == MATCH_KERNEL ? add_kernel(m, w)
                                                 : add_id(&m->subsystems, &m->n_subsystems, w, true);
                         if (r < 0)
                                 snprintf(bad, sizeof(bad), "%s", w);
@@ -257,7 +339,7 @@ bool match_is_empty(const NicMatch *m) {
         for (int f = 0; f < _DMI_FIELD_MAX; f++)
                 dmi = dmi || m->dmi[f];
         return !m->interface && !m->slot && !m->mac && !m->chip && m->n_xids == 0 && m->n_pci_ids == 0 &&
-               m->n_subsystems == 0 && m->n_drivers == 0 && !dmi;
+               m->n_subsystems == 0 && m->n_drivers == 0 && m->n_kernels == 0 && !dmi;
 }
 
 const char *match_drivers_string(const NicMatch *m, char *buf, size_t size) {
@@ -299,6 +381,13 @@ bool match_test_but_driver(const NicMatch *m, const Nic *n, const Machine *machi
         for (int f = 0; f < _DMI_FIELD_MAX; f++)
                 if (m->dmi[f] && (!machine || !machine->dmi[f][0] || fnmatch(m->dmi[f], machine->dmi[f], 0) != 0))
                         return false;
+        if (m->n_kernels > 0) {
+                bool any = false;
+                for (size_t i = 0; i < m->n_kernels && !any; i++)
+                        any = machine && kernel_range_test(&m->kernels[i], &machine->kernel);
+                if (!any)
+                        return false;
+        }
         if (m->interface) {
                 bool any = false;
                 for (size_t i = 0; i < n->n_ifnames && !any; i++)

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <sys/socket.h>
+
 #include "netlink-util.h"
 
 int nle_to_errno(int nle) {
@@ -93,3 +95,24 @@ NetlinkMonitor *netlink_monitor_free(NetlinkMonitor *m) {
 int netlink_monitor_fd(NetlinkMonitor *m) { return nl_socket_get_fd(m->sock); }
 
 int netlink_monitor_receive(NetlinkMonitor *m) { return netlink_drain(m->sock); }
+
+int netlink_set_rcvbuf(int fd, int bytes, int *ret) {
+        socklen_t l = sizeof(int);
+        int got = 0;
+
+        if (bytes <= 0)
+                return -EINVAL;
+        if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes)) < 0 &&
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes)) < 0)
+                return -errno;
+        if (ret) {
+                if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &l) < 0)
+                        return -errno;
+                *ret = got;
+        }
+        return 0;
+}
+
+int netlink_monitor_set_rcvbuf(NetlinkMonitor *m, int bytes, int *ret) {
+        return netlink_set_rcvbuf(netlink_monitor_fd(m), bytes, ret);
+}

@@ -232,7 +232,7 @@ int nic_discover(const Sysroot *root, NicList *ret) {
         char path[4096], skipped_first[sizeof(pci_error_msg) + 64] = "";
         unsigned skipped = 0;
         NicList l = {};
-        int fd;
+        int fd, ret_error = 0;
 
         /* Our own listing, each entry checked: a dangling or looping link, a device without vendor
          * (removed during the scan) is skipped and said, not a reason to see no NIC at all. */
@@ -252,10 +252,14 @@ int nic_discover(const Sysroot *root, NicList *ret) {
         pacc->warning = pci_on_warning;
         pacc->debug = pci_on_debug;
         pacc->method = PCI_ACCESS_SYS_BUS_PCI;
-        if (setjmp(pci_error_jmp) || pci_set_param(pacc, "sysfs.path", path) < 0) {
-                log_error("libpci: %s", pci_error_msg[0] ? pci_error_msg : "cannot set its sysfs path");
+        if (setjmp(pci_error_jmp)) {
+                log_error("libpci: %s", pci_error_msg);
+                nic_list_done(&l);
+                return -EIO; /* pacc is left: libpci failed inside it */
+        }
+        if (pci_set_param(pacc, "sysfs.path", path) < 0) {
                 pci_cleanup(pacc);
-                return -EIO;
+                return -EINVAL;
         }
         pci_init(pacc);
 
@@ -271,9 +275,9 @@ int nic_discover(const Sysroot *root, NicList *ret) {
                         continue;
                 nics = r >= 0 ? reallocarray(l.nics, l.n + 1, sizeof(Nic)) : NULL;
                 if (r >= 0 && !nics) {
-                        pci_cleanup(pacc);
                         nic_list_done(&l);
-                        return -ENOMEM;
+                        ret_error = -ENOMEM;
+                        goto done;
                 }
                 if (nics)
                         l.nics = nics;
@@ -294,7 +298,12 @@ int nic_discover(const Sysroot *root, NicList *ret) {
         for (size_t i = 0; i < l.n; i++)
                 if (l.nics[i].upstream[0])
                         (void) read_one(pacc, root, l.nics[i].upstream, NULL, &l.nics[i].upstream_link);
-        pci_cleanup(pacc);
+done:
+        /* read_one() set the error jump inside its own frame: set it here again before libpci runs. */
+        if (setjmp(pci_error_jmp) == 0)
+                pci_cleanup(pacc);
+        if (ret_error < 0)
+                return ret_error;
         if (l.n > 1)
                 qsort(l.nics, l.n, sizeof(Nic), slot_cmp);
         *ret = l;

@@ -136,8 +136,13 @@ void plan_nic(const PlanInput *in, NicPlan *ret) {
                         }
                 if (it->current.status != KNOB_STATUS_OK)
                         it->action = PLAN_SKIP;
-                else if (it->current.value == it->desired && !it->current.partial)
+                else if (it->current.value == it->desired && !it->current.partial) {
                         it->action = PLAN_KEEP;
+                        /* Detect, then explain: the value is there, and this kernel puts it there itself. */
+                        it->kernel_default = it->why.kind == PROVENANCE_QUIRK && it->why.quirk->kernel_default_since.known &&
+                                             in->machine && in->machine->kernel.known &&
+                                             kernel_version_compare(&in->machine->kernel, &it->why.quirk->kernel_default_since) >= 0;
+                }
                 else
                         it->action = PLAN_CHANGE;
         }

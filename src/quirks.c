@@ -39,7 +39,7 @@ typedef struct Loader {
 } Loader;
 
 enum {
-        KEY_PROFILES = _KNOB_MAX, KEY_REASON, KEY_REFERENCE, KEY_SKIP, KEY_MATCH,
+        KEY_PROFILES = _KNOB_MAX, KEY_REASON, KEY_REFERENCE, KEY_SKIP, KEY_MATCH, KEY_KERNEL_DEFAULT_SINCE,
 };
 
 static int key_index(const char *key) {
@@ -48,6 +48,7 @@ static int key_index(const char *key) {
                 int idx;
         } keys[] = {
                 { "profiles", KEY_PROFILES }, { "reason", KEY_REASON }, { "reference", KEY_REFERENCE }, { "skip", KEY_SKIP },
+                { "kernel-default-since", KEY_KERNEL_DEFAULT_SINCE },
         };
         KnobId k = knob_from_name(key);
 
@@ -187,9 +188,9 @@ static void on_quirk_line(void *userdata, const char *file, unsigned line, const
 
         idx = key_index(key);
         if (idx < 0) {
-                const char *candidates[_KNOB_MAX + 24] = { "profiles", "reason", "reference", "skip" }, *guess;
+                const char *candidates[_KNOB_MAX + 24] = { "profiles", "reason", "reference", "skip", "kernel-default-since" }, *guess;
                 char mbuf[512];
-                size_t nc = 4;
+                size_t nc = 5;
 
                 for (int i = 0; i < _KNOB_MAX; i++)
                         candidates[nc++] = knob_get(i)->name;
@@ -251,6 +252,10 @@ static void on_quirk_line(void *userdata, const char *file, unsigned line, const
                         diag_add(d, file, line, "reference \"%s\" is not an http(s) URL", wc.bad ?: value);
                 else
                         (void) append_text(&q->reference, value);
+                break;
+        case KEY_KERNEL_DEFAULT_SINCE:
+                if (kernel_version_parse_strict(value, &q->kernel_default_since) < 0)
+                        diag_add(d, file, line, "bad kernel-default-since \"%s\": expected a kernel release like 6.2", value);
                 break;
         case KEY_MATCH: {
                 char err[256];
@@ -431,7 +436,8 @@ static bool scopes_overlap(const Quirk *a, const Quirk *b) {
 
         for (int p = 0; p < _PROFILE_MAX; p++)
                 profile = profile || (a->profiles[p] && b->profiles[p]);
-        if (!profile || !drivers_overlap(&a->match, &b->match))
+        if (!profile || !drivers_overlap(&a->match, &b->match) ||
+            !kernel_ranges_overlap(a->match.kernels, a->match.n_kernels, b->match.kernels, b->match.n_kernels))
                 return false;
         if (!id_lists_overlap(a->match.pci_ids, a->match.n_pci_ids, b->match.pci_ids, b->match.n_pci_ids) ||
             !id_lists_overlap(a->match.subsystems, a->match.n_subsystems, b->match.subsystems, b->match.n_subsystems))

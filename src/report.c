@@ -330,6 +330,13 @@ static void plan_item_json(FILE *f, const PlanItem *it, bool comma, const char *
                 report_knob_value_json(f, it->knob, it->desired);
         fputc(',', f);
         provenance_json(f, &it->why);
+        /* The kernel already does what the quirk asks, since this version: null when not. */
+        fputs(",\"kernel_default_since\":", f);
+        if (it->kernel_default) {
+                char since[24];
+                json_string(f, kernel_version_to_string(&it->why.quirk->kernel_default_since, since, sizeof(since)));
+        } else
+                fputs("null", f);
         fputs(",\"overrides\":", f);
         if (it->overrides) {
                 fputc('{', f);
@@ -409,9 +416,13 @@ void report_plan_json(FILE *f, const PlanReport *r) {
 }
 
 void report_plan_text(FILE *f, const PlanReport *r) {
+        char kernel[24];
+
         fprintf(f, "Profile: %s", profile_to_string(r->profile));
         if (r->configured != r->profile)
                 fprintf(f, " (configured %s, power: %s)", profile_to_string(r->configured), power_source_to_string(r->power));
+        if (r->kernel)
+                fprintf(f, "; kernel %s", kernel_version_to_string(r->kernel, kernel, sizeof(kernel)));
         fputc('\n', f);
         if (r->n == 0)
                 fputs("No Realtek NIC found.\n", f);
@@ -446,6 +457,11 @@ void report_plan_text(FILE *f, const PlanReport *r) {
                         fprintf(f, " %s", plan_provenance_string(&it->why, prov, sizeof(prov)));
                         if (it->overrides)
                                 fprintf(f, " (overrides %s)", plan_provenance_string(&it->overridden, prov, sizeof(prov)));
+                        if (it->kernel_default) {
+                                char since[24];
+                                fprintf(f, " (the kernel already does this since %s)",
+                                        kernel_version_to_string(&it->why.quirk->kernel_default_since, since, sizeof(since)));
+                        }
                         fputc('\n', f);
                 }
                 for (size_t j = 0; j < p->n_held; j++) {
@@ -532,6 +548,22 @@ void report_quirk_text(FILE *f, const Quirk *q) {
         for (int d = 0; d < _DMI_FIELD_MAX; d++)
                 if (q->match.dmi[d])
                         fprintf(f, "  dmi %s: %s\n", dmi_field_to_string(d), q->match.dmi[d]);
+        if (q->match.n_drivers > 0) {
+                char drivers[128];
+                fprintf(f, "  driver: %s\n", match_drivers_string(&q->match, drivers, sizeof(drivers)));
+        }
+        if (q->match.n_kernels > 0) {
+                fputs("  kernel:", f);
+                for (size_t i = 0; i < q->match.n_kernels; i++) {
+                        char range[64];
+                        fprintf(f, " %s", kernel_range_to_string(&q->match.kernels[i], range, sizeof(range)));
+                }
+                fputc('\n', f);
+        }
+        if (q->kernel_default_since.known) {
+                char since[24];
+                fprintf(f, "  r8169 does this itself since: %s\n", kernel_version_to_string(&q->kernel_default_since, since, sizeof(since)));
+        }
         fputs("  profiles:", f);
         for (int p = 0; p < _PROFILE_MAX; p++)
                 if (q->profiles[p])
@@ -598,7 +630,20 @@ void report_quirk_json(FILE *f, const Quirk *q) {
                         fprintf(f, "%s\"%s\"", first ? "" : ",", knob_get(k)->name);
                         first = false;
                 }
-        fputs("],", f);
+        fputs("],\"kernels\":[", f);
+        for (size_t i = 0; i < q->match.n_kernels; i++) {
+                char range[64];
+                if (i)
+                        fputc(',', f);
+                json_string(f, kernel_range_to_string(&q->match.kernels[i], range, sizeof(range)));
+        }
+        fputs("],\"kernel_default_since\":", f);
+        if (q->kernel_default_since.known) {
+                char since[24];
+                json_string(f, kernel_version_to_string(&q->kernel_default_since, since, sizeof(since)));
+        } else
+                fputs("null", f);
+        fputc(',', f);
         json_kv_str(f, "reason", q->reason, true);
         fputs("\"reference\":", f);
         report_words_json(f, q->reference);

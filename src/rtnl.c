@@ -52,3 +52,31 @@ int rtnl_monitor_new(rtnl_link_handler h, void *userdata, NetlinkMonitor **ret) 
         *ret = TAKE_PTR(nm);
         return 0;
 }
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_sock *, nl_socket_free);
+
+int rtnl_dump_links(rtnl_link_handler h, void *userdata) {
+        RtnlMonitor m = { .handler = h, .userdata = userdata };
+        struct rtgenmsg g = { .rtgen_family = AF_UNSPEC };
+        int r = -NLE_DUMP_INTR;
+
+        for (int attempt = 0; attempt < 5 && r == -NLE_DUMP_INTR; attempt++) {
+                _cleanup_(nl_socket_freep) struct nl_sock *s = nl_socket_alloc();
+
+                if (!s)
+                        return -ENOMEM;
+                r = nl_connect(s, NETLINK_ROUTE);
+                if (r < 0)
+                        return nle_to_errno(r);
+                /* A dump ends with NLMSG_DONE; an ACK on top would be one more message to wait for. */
+                nl_socket_disable_auto_ack(s);
+                /* Link messages with all their attributes exceed a page: size each read by peeking. */
+                nl_socket_enable_msg_peek(s);
+                r = nl_socket_modify_cb(s, NL_CB_VALID, NL_CB_CUSTOM, on_link, &m);
+                if (r >= 0)
+                        r = nl_send_simple(s, RTM_GETLINK, NLM_F_DUMP, &g, sizeof(g));
+                if (r >= 0)
+                        r = nl_recvmsgs_default(s);
+        }
+        return r < 0 ? nle_to_errno(r) : 0;
+}

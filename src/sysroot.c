@@ -120,15 +120,23 @@ int sysroot_open_dir(const Sysroot *s, const char *dir) {
 
 static int open_attr(const Sysroot *s, const char *dir, const char *attr, int flags, bool write) {
         _cleanup_close_ int dfd = -1;
+        char path[4096 + 256];
         int fd;
 
         if (!relpath_valid(dir) || !attr || strchr(attr, '/') || !sysroot_attr_allowed(attr, write))
                 return -EPERM;
+        /*
+         * O_NONBLOCK: a FIFO where an attribute should be must not hang the daemon. One openat2()
+         * resolves the directory inside the root and refuses a symlink as the attribute itself
+         * (O_NOFOLLOW): a knob read per syscall, not three (the daemon reads every knob per event).
+         */
+        flags |= O_NOFOLLOW | O_NOCTTY | O_NONBLOCK;
+        if ((size_t) snprintf(path, sizeof(path), "%s/%s", dir, attr) < sizeof(path))
+                return open_in_root(s, path, flags);
         dfd = open_in_root(s, dir, O_PATH | O_DIRECTORY);
         if (dfd < 0)
                 return dfd;
-        /* O_NONBLOCK: a FIFO where an attribute should be must not hang the daemon. */
-        fd = openat(dfd, attr, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        fd = openat(dfd, attr, flags | O_CLOEXEC);
         return fd < 0 ? -errno : fd;
 }
 

@@ -354,8 +354,16 @@ int undo_lock_service(const char *state_dir) {
 
         if (fd < 0)
                 return fd;
-        if (flock(fd, LOCK_EX | LOCK_NB) < 0)
-                return errno == EWOULDBLOCK ? -EBUSY : -errno;
+        /* A command asking whether the service runs holds a shared lock for a moment: wait that out. */
+        for (int attempt = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; attempt++) {
+                if (errno == EINTR)
+                        continue;
+                if (errno != EWOULDBLOCK)
+                        return -errno;
+                if (attempt >= 50)
+                        return -EBUSY;
+                nanosleep(&(struct timespec) { .tv_nsec = 20 * 1000 * 1000 }, NULL);
+        }
         return TAKE_FD(fd);
 }
 

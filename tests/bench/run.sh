@@ -1,16 +1,34 @@
 #!/usr/bin/env bash
-# One command: builds if needed, then runs tests/bench/bench.py in a sandbox (own network and
-# mount namespaces, a real systemd-udevd) and prints the table. Needs root. Not a test.
-#   sudo tests/bench/run.sh            (BENCH_ONE_BY_ONE=50 BENCH_BURST=200 BENCH_IDLE=10 …)
+# The performance table: builds a release binary, then runs, side by side in one run,
+#  1. ../shared/bench/peers.sh (the project's yardstick: a C probe creates veth pairs with
+#     RTM_NEWLINK and polls at 100 µs; latency from the creation request) with r8169-tuned as
+#     a peer (R8169_TUNED=), beside udevd's .link builtin, a udev shell rule and a 200-line C
+#     daemon (the floor);
+#  2. tests/bench/rows.sh: start-up against the number of NICs, foreign churn, USS and PSS.
+# Needs root. Not a test (never in ctest): the numbers depend on the machine.
+#   tests/bench/run.sh                 REPS=3 PEERS="null udev-link udev-sh standin r8169-tuned"
+#   PEERS_BENCH=DIR                    where peers.sh lives (default: ../shared/bench beside the tree)
+#   OUT=DIR                            results (default: build-bench/results/DATE)
+# Other variables (SEQ_N, BURST_N, IDLE_S, ...) go to peers.sh unchanged.
 set -euo pipefail
-if [[ "${R8T_IN_SANDBOX:-}" != 1 ]]; then
-        export SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-        if [[ -z "${R8T:-}" ]]; then
-                cmake -S "$SRCDIR" -B "$SRCDIR/build-bench" -DCMAKE_BUILD_TYPE=Release -DR8T_TESTS=OFF >/dev/null
-                cmake --build "$SRCDIR/build-bench" -j"$(nproc)" >/dev/null
-                export R8T=$SRCDIR/build-bench/r8169-tuned
-        fi
+SRCDIR=$(cd "$(dirname "$0")/../.." && pwd)
+PEERS_BENCH=${PEERS_BENCH:-$SRCDIR/../shared/bench}
+[[ -x "$PEERS_BENCH/peers.sh" || -f "$PEERS_BENCH/peers.sh" ]] || { echo "no peers.sh in $PEERS_BENCH (set PEERS_BENCH)" >&2; exit 1; }
+[[ $(id -u) == 0 ]] || { echo "must run as root" >&2; exit 1; }
+if [[ -z "${R8T:-}" ]]; then
+        cmake -S "$SRCDIR" -B "$SRCDIR/build-bench" -DCMAKE_BUILD_TYPE=Release -DR8T_TESTS=OFF >/dev/null
+        cmake --build "$SRCDIR/build-bench" -j"$(nproc)" >/dev/null
+        R8T=$SRCDIR/build-bench/r8169-tuned
 fi
-source "$SRCDIR/tests/lib.sh"
-sandbox "$@"
-python3 "$SRCDIR/tests/bench/bench.py"
+OUT=${OUT:-$SRCDIR/build-bench/results/$(date -u +%Y%m%dT%H%M%SZ)}
+mkdir -p "$OUT"
+# peers.sh builds its probe beside itself, or under /tmp when that is read-only.
+PBPROBE_BUILD=${PB_BUILD_DIR:-$SRCDIR/build-bench/peers}
+mkdir -p "$PBPROBE_BUILD"
+
+PB_BUILD_DIR=$PBPROBE_BUILD R8169_TUNED=$R8T REPS=${REPS:-3} \
+        PEERS=${PEERS:-null udev-link udev-sh standin r8169-tuned} \
+        bash "$PEERS_BENCH/peers.sh" -o "$OUT/peers"
+R8T=$R8T SRCDIR=$SRCDIR PBPROBE=$PBPROBE_BUILD/pbprobe PEERS_BENCH=$PEERS_BENCH OUT=$OUT \
+        bash "$SRCDIR/tests/bench/rows.sh"
+echo "results in $OUT (peers: $OUT/peers/summary.md)"

@@ -58,6 +58,9 @@ status=$("$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --state-dir "$TM
 eq "status: guard shown" true "$(jq -r '.nics[0].tx_timeout_guard' <<<"$status")"
 daemon_stop
 eq "daemon: stop exit" 0 "$DRC"
+eq "stop: the restore leaves L1 off" 0 "$(link l1_aspm)"
+eq "stop: and L1.1" 0 "$(link l1_1_aspm)"
+contains "stop: says why" "this link had a tx timeout" "$(journal_json MESSAGE_ID=9b5ea075c6c344209cf5822d7ca1d18c | jq -r .MESSAGE)"
 
 # A kernel with its own guard (6.3+) already turned L0s/L1 off: nothing is written, and
 # the configuration's L1 is not turned back on.

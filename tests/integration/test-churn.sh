@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Link churn with a real udevd: (A) a container host's burst of interfaces that are not ours
+# costs no rescan, no re-apply of the managed NIC and no lost notification; (B) when link
+# notifications are lost (ENOBUFS: a receive buffer made tiny through the test seam, and the
+# daemon stopped while the burst queues), the daemon resynchronises from a dump of the links
+# and applies only the NIC whose interface appeared meanwhile. Functional, not timed.
+source "$SRCDIR/tests/lib.sh"
+sandbox "$@"
+N=${R8T_CHURN:-500}
+Q="$SRCDIR/conf/quirks.d"
+feature() { ethtool -k "$1" 2>/dev/null | awk -v n="$2:" '$1 == n {print $2}'; }
+feature_is() { [[ $(feature "$1" "$2") == "$3" ]]; }
+# Debug lines of this daemon (PID) that contain TEXT.
+said() { journalctl -D "$JOURNAL_DIR" -o cat _PID="$DPID" --no-pager 2>/dev/null | grep -cF -- "$1" || true; }
+said_at_least() { (( $(said "$2") >= $1 )); } # said_at_least N TEXT
+
+# Two RTL8168c NICs (TSO and SG go off with profile performance), interfaces s0 and s1.
+{
+        echo "[machine]"; echo "power = none"
+        for i in 0 1; do
+                printf '[device 0000:%02x:00.0]\nvendor = 10ec\ndevice = 8168\nsubsystem = 1043:82c6\n' $((1 + i))
+                printf 'driver = r8169\ninterface = s%d\nmac = 02:00:00:00:00:%02x\ntxconfig = 3c400000\n' $i $i
+        done
+} >"$TMP/churn.fixture"
+"$SRCDIR/tests/fixtures/mkfixture" "$TMP/churn.fixture" "$TMP/fx"
+printf '[global]\nprofile = performance\nlog-level = debug\n' >"$TMP/churn.conf"
+
+########## A: N foreign veth pairs while s0 is managed
+ip link add s0 type veth peer name p0
+daemon_start "$TMP/fx" "$TMP/churn.conf"
+wait_for 10 feature_is s0 tcp-segmentation-offload off && ok || fail "A: s0 tuned at start"
+wait_for 10 said_at_least 1 's0: applying.' && ok || fail "A: no debug line for the start-up apply"
+applies=$(said 's0: applying.')
+rescans=$(said 'Rescanning PCI devices.')
+
+for ((i = 0; i < N; i++)); do echo "link add f$i type veth peer name g$i"; done >"$TMP/add"
+ip -batch "$TMP/add"
+udevadm settle -t 60 || true
+for ((i = 0; i < N; i += 50)); do echo "link set f$i up"; done >"$TMP/up"
+ip -batch "$TMP/up"
+for ((i = 0; i < N; i++)); do echo "link del f$i"; done >"$TMP/del"
+ip -batch "$TMP/del"
+udevadm settle -t 60 || true
+# A marker that the daemon has worked through everything queued before it: s0 coming up is
+# acted on (a re-apply), after every foreign event.
+ip link set s0 up
+wait_for 10 said_at_least 1 's0: up; re-applying.' && ok || fail "A: s0 up not seen"
+eq "A: no rescan for foreign interfaces" "$rescans" "$(said 'Rescanning PCI devices.')"
+eq "A: s0 applied only for its own up" $((applies + 1)) "$(said 's0: applying.')"
+eq "A: no lost notification" 0 "$(said 'notifications were lost')"
+eq "A: nothing re-applied wholesale" 0 "$(said 're-applying every NIC')"
+kill -0 "$DPID" && ok || fail "A: daemon alive"
+daemon_stop
+eq "A: SIGTERM exit 0" 0 "$DRC"
+
+########## B: lost link notifications, resynchronised by a dump
+ip link set s0 down
+daemon_start "$TMP/fx" "$TMP/churn.conf" R8T_TEST_NETLINK_RCVBUF=4096
+wait_for 10 feature_is s0 tcp-segmentation-offload off && ok || fail "B: s0 tuned at start"
+wait_for 10 said_at_least 1 'Started:' || fail "B: no start-up message"
+applies=$(said 's0: applying.')
+applies1=$(said 's1: applying.') # at start-up too, waiting for its interface
+kill -STOP "$DPID"
+for ((i = 0; i < 200; i++)); do
+        echo "link add f$i type veth peer name g$i"
+        ((i == 100)) && echo "link add s1 type veth peer name p1"
+done >"$TMP/addb"
+ip -batch "$TMP/addb"
+kill -CONT "$DPID"
+wait_for 10 feature_is s1 tcp-segmentation-offload off && ok || fail "B: s1 (appeared while notifications were lost) tuned"
+wait_for 10 said_at_least 1 'Resynchronised from a dump of the links' && ok || fail "B: no resynchronisation"
+eq "B: the loss was noticed" 1 "$(said 'Link notifications were lost')"
+contains "B: the dump found only s1 to apply" "1 NIC to apply, 0 interfaces gone" \
+        "$(journalctl -D "$JOURNAL_DIR" -o cat _PID="$DPID" --no-pager | grep 'Resynchronised' | head -1)"
+eq "B: s1 applied once more" $((applies1 + 1)) "$(said 's1: applying.')"
+eq "B: s0 not re-applied" "$applies" "$(said 's0: applying.')"
+eq "B: nothing re-applied wholesale" 0 "$(said 're-applying every NIC')"
+# And the resynchronised state holds: s1 deleted and re-created is applied again.
+ip link del s1
+ip link add s1 type veth peer name p1
+wait_for 10 said_at_least $((applies1 + 2)) 's1: applying.' && ok || fail "B: s1 re-created, not applied"
+daemon_stop
+eq "B: SIGTERM exit 0" 0 "$DRC"
+finish
