@@ -12,3 +12,4 @@ int cmd_apply(const Options *o);
 int cmd_restore(const Options *o);
 int cmd_diagnose(const Options *o);
 int cmd_knobs(const Options *o);
+int cmd_metrics(const Options *o);

@@ -19,6 +19,7 @@ typedef struct Options {
         const char *state_dir;   /* default /run/r8169-tuned */
         const char *profile;     /* overrides the configured profile */
         bool json;
+        bool show_mac;           /* diagnose: print MAC addresses, which it redacts otherwise */
         int log_level;            /* -1: as configured */
         unsigned fault_after_writes; /* test seam: raise fault_signal after this many writes */
         int fault_signal;

@@ -4,6 +4,9 @@
 #include "backend.h"
 #include "nic.h"
 
+/* The version of every --json output's shape ("schema" at the top); see r8169-tuned(8). */
+#define REPORT_JSON_SCHEMA 1
+
 typedef struct NicStatus {
         Nic *nic;
         KnobReading knobs[_KNOB_MAX];
@@ -20,6 +23,14 @@ void report_status_json(FILE *f, const NicStatus *s, size_t n);
 void report_nic_json_members(FILE *f, const Nic *n);
 /* "none", "L0s", "L1", "L0s L1" for LnkCap/LnkCtl ASPM bits. */
 const char *report_aspm_states(uint8_t bits);
+/* A knob's value as JSON: true/false for on/off knobs, a number otherwise. */
+void report_knob_value_json(FILE *f, KnobId k, uint64_t v);
+/* The knob object of schema 1: {"value","status","errno","message","partial","fixed"}. */
+void report_knob_reading_json(FILE *f, KnobId k, const KnobReading *r);
+/* "ENODEV" for -ENODEV or ENODEV; NULL for 0. */
+const char *report_errno_name(int error);
+/* Space-separated words as a JSON array of strings. */
+void report_words_json(FILE *f, const char *words);
 /* "key":{…} for one end of a PCIe link. */
 void report_link_json(FILE *f, const char *key, const PciLink *l);
 /* "RTL8168h/8111h (XID 541, from kernel-log)" or why there is no chip. */
@@ -28,7 +39,9 @@ const char *report_chip_line(const Nic *n, char *buf, size_t size);
 #include "plan.h"
 
 typedef struct PlanReport {
-        Profile configured;
+        Profile configured;       /* what the text calls "configured": the override if any */
+        Profile from_config;      /* the configuration's own profile */
+        const char *override;     /* --profile, or NULL */
         Profile profile;
         PowerSource power;
         const KernelVersion *kernel; /* what the quirks' kernel conditions were matched against */
@@ -40,3 +53,15 @@ void report_plan_text(FILE *f, const PlanReport *r);
 void report_plan_json(FILE *f, const PlanReport *r);
 void report_quirk_text(FILE *f, const Quirk *q);
 void report_quirk_json(FILE *f, const Quirk *q);
+
+/* One NIC's state for the Prometheus metrics: what is read, and what the plan wants. */
+typedef struct NicMetrics {
+        const Nic *nic;
+        KnobReading current[_KNOB_MAX];
+        NicPlan plan;
+        bool tx_timeouts_known;
+        uint64_t tx_timeouts;
+} NicMetrics;
+
+/* The Prometheus text exposition format (for node_exporter's textfile collector). */
+void report_metrics(FILE *f, const NicMetrics *m, size_t n, Profile profile, PowerSource power);

@@ -2,13 +2,14 @@
 #include <inttypes.h>
 #include "backend.h"
 #include "commands.h"
+#include "report.h"
 
 /* The knob table as users need it: what can be set, where it lives, which values it takes. */
 int cmd_knobs(const Options *o) {
         char syntax[80];
 
         if (o->json)
-                fputs("{\"knobs\":[", stdout);
+                printf("{\"schema\":%d,\"knobs\":[", REPORT_JSON_SCHEMA);
         else
                 printf("%-21s %-17s %-14s %s\n", "KNOB", "BACKEND", "VALUES", "WHAT");
         for (int k = 0; k < _KNOB_MAX; k++) {
@@ -31,6 +32,8 @@ int cmd_knobs(const Options *o) {
                 printf(",\"type\":\"%s\",", knob->type == KNOB_TYPE_BOOL ? "bool" : "uint");
                 if (knob->type == KNOB_TYPE_UINT)
                         printf("\"max\":%" PRIu64 ",", knob->max);
+                else
+                        fputs("\"max\":null,", stdout);
                 fputs("\"summary\":", stdout);
                 json_string(stdout, knob->summary);
                 fputc('}', stdout);

@@ -22,6 +22,7 @@ int cmd_plan(const Options *o) {
                 context_plan_nic(&c, &c.nics.nics[i], current, &plans[n++]);
         }
         PlanReport r = { .configured = o->profile ? profile_from_string(o->profile) : c.config.profile,
+                         .from_config = c.config.profile, .override = o->profile,
                          .profile = c.profile, .power = c.machine.power, .kernel = &c.machine.kernel, .plans = plans, .n = n };
         if (o->json)
                 report_plan_json(stdout, &r);
@@ -103,7 +104,7 @@ int cmd_quirks(const Options *o) {
         if (context_open_selected(&c, o, true, &selected) < 0)
                 goto out;
         if (o->json)
-                fputs("{\"quirks\":[", stdout);
+                printf("{\"schema\":%d,\"quirks\":[", REPORT_JSON_SCHEMA);
         for (size_t i = 0; i < c.quirks.n; i++) {
                 const Quirk *q = &c.quirks.quirks[i];
                 bool show = o->n_args == 0;

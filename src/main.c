@@ -21,6 +21,7 @@ static void help(void) {
                "  apply [NIC...]    Apply the plan, recording originals first\n"
                "  restore [NIC...]  Write back the originals r8169-tuned recorded\n"
                "  diagnose [NIC...] Everything a bug report needs, as Markdown (or --json)\n"
+               "  metrics [NIC...]  The NICs' state as Prometheus text (node_exporter textfile collector)\n"
                "  daemon            Tune, and keep tuned: hotplug, link up, resume, drift (the service)\n"
                "\nOptions:\n"
                "  -h --help             Show this help\n"
@@ -34,7 +35,8 @@ static void help(void) {
                "     --profile NAME     performance, balanced or powersave, whatever is configured\n"
                "     --state-dir DIR    Undo journals (default /run/r8169-tuned)\n"
                "     --log-level LEVEL  err, warning, notice, info, debug\n"
-               "     --log-target TARGET  auto, journal or stderr\n");
+               "     --log-target TARGET  auto, journal or stderr\n"
+               "     --show-mac         diagnose: show MAC addresses (redacted otherwise)\n");
 }
 
 typedef enum CommandArgs {
@@ -54,6 +56,7 @@ static const struct {
         { "check-config", cmd_check_config, ARGS_FILES, false },
         { "quirks", cmd_quirks, ARGS_NICS, true },
         { "knobs", cmd_knobs, ARGS_NONE, true },
+        { "metrics", cmd_metrics, ARGS_NICS, false },
         { "apply", cmd_apply, ARGS_NICS, false },
         { "restore", cmd_restore, ARGS_NICS, false },
         { "daemon", manager_run, ARGS_NONE, false },
@@ -74,7 +77,7 @@ static int usage_error(const char *fmt, ...) {
 
 int main(int argc, char *argv[]) {
         enum { ARG_VERSION = 0x100, ARG_JSON, ARG_SYSFS, ARG_KERNEL_LOG, ARG_LOG_LEVEL, ARG_CONFIG, ARG_QUIRKS, ARG_PROFILE, ARG_STATE_DIR,
-               ARG_FAULT, ARG_LOG_TARGET, ARG_KERNEL_RELEASE };
+               ARG_FAULT, ARG_LOG_TARGET, ARG_KERNEL_RELEASE, ARG_SHOW_MAC };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
@@ -88,6 +91,7 @@ int main(int argc, char *argv[]) {
                 { "profile", required_argument, NULL, ARG_PROFILE },
                 { "state-dir", required_argument, NULL, ARG_STATE_DIR },
                 { "log-target", required_argument, NULL, ARG_LOG_TARGET },
+                { "show-mac", no_argument, NULL, ARG_SHOW_MAC },
                 /* Test seam, not documented: "N:KILL" or "N:STOP" after the N-th write. */
                 { "fault-after-writes", required_argument, NULL, ARG_FAULT },
                 {}
@@ -109,6 +113,9 @@ int main(int argc, char *argv[]) {
                         return 0;
                 case ARG_JSON:
                         o.json = true;
+                        break;
+                case ARG_SHOW_MAC:
+                        o.show_mac = true;
                         break;
                 case ARG_SYSFS:
                         o.sysfs = optarg;

@@ -146,6 +146,74 @@ static void json_kv_str(FILE *f, const char *key, const char *value, bool comma)
                 fputc(',', f);
 }
 
+/* A knob's value in its JSON type: a boolean for on/off knobs, a number otherwise. */
+void report_knob_value_json(FILE *f, KnobId k, uint64_t v) {
+        if (knob_get(k)->type == KNOB_TYPE_BOOL)
+                fputs(v ? "true" : "false", f);
+        else
+                fprintf(f, "%" PRIu64, v);
+}
+
+/* "ENODEV" for -ENODEV; NULL for 0. */
+const char *report_errno_name(int error) {
+        const char *s;
+
+        if (error == 0)
+                return NULL;
+        s = strerrorname_np(error < 0 ? -error : error);
+        return s ?: "unknown";
+}
+
+/* The one knob object of schema 1: the same keys always, null when unknown. */
+void report_knob_reading_json(FILE *f, KnobId k, const KnobReading *r) {
+        fputs("{\"value\":", f);
+        if (r->status == KNOB_STATUS_OK && !r->partial)
+                report_knob_value_json(f, k, r->value);
+        else
+                fputs("null", f);
+        fputc(',', f);
+        json_kv_str(f, "status", knob_status_to_string(r->status), true);
+        json_kv_str(f, "errno", r->status != KNOB_STATUS_OK ? report_errno_name(r->error) : NULL, true);
+        json_kv_str(f, "message",
+                    r->status == KNOB_STATUS_OK ? NULL : r->message[0] ? r->message : r->error ? strerror(-r->error) : NULL,
+                    true);
+        fprintf(f, "\"partial\":%s,\"fixed\":%s}", r->status == KNOB_STATUS_OK && r->partial ? "true" : "false",
+                r->status == KNOB_STATUS_OK && r->fixed ? "true" : "false");
+}
+
+/* "L0s L1" as ["L0s","L1"]. */
+static void aspm_states_json(FILE *f, uint8_t bits) {
+        fputc('[', f);
+        if (bits & 1)
+                fputs("\"L0s\"", f);
+        if (bits & 2)
+                fputs(bits & 1 ? ",\"L1\"" : "\"L1\"", f);
+        fputc(']', f);
+}
+
+/* Space-separated words as a JSON array of strings. */
+void report_words_json(FILE *f, const char *words) {
+        bool first = true;
+
+        fputc('[', f);
+        for (const char *p = words ?: ""; *p;) {
+                size_t n;
+                _cleanup_free_ char *w = NULL;
+
+                p += strspn(p, " \t");
+                n = strcspn(p, " \t");
+                if (n == 0)
+                        break;
+                w = strndup(p, n);
+                if (!first)
+                        fputc(',', f);
+                json_string(f, w ?: "");
+                first = false;
+                p += n;
+        }
+        fputc(']', f);
+}
+
 void report_nic_json_members(FILE *f, const Nic *n) {
         char buf[32];
 
@@ -179,15 +247,18 @@ void report_nic_json_members(FILE *f, const Nic *n) {
 }
 
 void report_link_json(FILE *f, const char *key, const PciLink *l) {
-        fprintf(f, "\"%s\":{\"config_space_truncated\":%s,\"pcie\":%s,\"aspm_support\":\"%s\",\"aspm_enabled\":\"%s\",\"clkpm_capable\":%s,"
-                   "\"clkpm_enabled\":%s,\"l1ss\":%s,\"l1ss_cap\":\"0x%08x\",\"l1ss_ctl1\":\"0x%08x\"}",
-                key, l->truncated ? "true" : "false", l->pcie ? "true" : "false", report_aspm_states(l->aspm_support), report_aspm_states(l->aspm_control),
+        fprintf(f, "\"%s\":{\"config_space_truncated\":%s,\"pcie\":%s,\"aspm_support\":", key, l->truncated ? "true" : "false",
+                l->pcie ? "true" : "false");
+        aspm_states_json(f, l->aspm_support);
+        fputs(",\"aspm_enabled\":", f);
+        aspm_states_json(f, l->aspm_control);
+        fprintf(f, ",\"clkpm_capable\":%s,\"clkpm_enabled\":%s,\"l1ss\":%s,\"l1ss_cap\":\"0x%08x\",\"l1ss_ctl1\":\"0x%08x\"}",
                 l->clkpm_capable ? "true" : "false", l->clkpm_enabled ? "true" : "false", l->l1ss ? "true" : "false",
                 l->l1ss_cap, l->l1ss_ctl1);
 }
 
 void report_status_json(FILE *f, const NicStatus *s, size_t n) {
-        fputs("{\"nics\":[", f);
+        fprintf(f, "{\"schema\":%d,\"nics\":[", REPORT_JSON_SCHEMA);
         for (size_t i = 0; i < n; i++) {
                 if (i)
                         fputc(',', f);
@@ -200,45 +271,38 @@ void report_status_json(FILE *f, const NicStatus *s, size_t n) {
                 fprintf(f, ",\"tx_timeout_guard\":%s", s[i].tx_guard ? "true" : "false");
                 fputs(",\"knobs\":{", f);
                 for (int k = 0; k < _KNOB_MAX; k++) {
-                        const KnobReading *r = &s[i].knobs[k];
-                        char buf[KNOB_VALUE_MAX];
-
                         if (k)
                                 fputc(',', f);
                         json_string(f, knob_get(k)->name);
-                        fputs(":{", f);
-                        json_kv_str(f, "status", knob_status_to_string(r->status), true);
-                        if (r->status == KNOB_STATUS_OK) {
-                                json_kv_str(f, "current", knob_format_value(k, r->value, buf, sizeof(buf)), false);
-                                if (r->partial)
-                                        fputs(",\"partial\":true", f);
-                                if (r->fixed)
-                                        fputs(",\"fixed\":true", f);
-                        } else {
-                                json_kv_str(f, "error", r->error ? strerror(-r->error) : NULL, true);
-                                json_kv_str(f, "message", r->message[0] ? r->message : NULL, false);
-                        }
-                        fputc('}', f);
+                        fputc(':', f);
+                        report_knob_reading_json(f, k, &s[i].knobs[k]);
                 }
                 fputs("}}", f);
         }
         fputs("]}\n", f);
 }
 
+/* Where a value comes from, as the same members always: source, quirk, reason, reference, file, line. */
 static void provenance_json(FILE *f, const Provenance *p) {
-        if (p->kind == PROVENANCE_QUIRK) {
-                fputs("\"source\":\"quirk\",", f);
-                json_kv_str(f, "quirk", p->quirk->id, true);
-                json_kv_str(f, "reason", p->quirk->reason, true);
-                json_kv_str(f, "reference", p->quirk->reference, false);
-        } else if (p->kind == PROVENANCE_GUARD) {
-                fputs("\"source\":\"tx-timeout-guard\"", f);
-        } else if (p->kind == PROVENANCE_CONFIG) {
-                fputs("\"source\":\"config\",", f);
-                json_kv_str(f, "file", p->origin.file, true);
+        const Quirk *q = p->kind == PROVENANCE_QUIRK ? p->quirk : NULL;
+        bool cfg = p->kind == PROVENANCE_CONFIG;
+
+        json_kv_str(f, "source",
+                    p->kind == PROVENANCE_QUIRK ? "quirk" : p->kind == PROVENANCE_GUARD ? "tx-timeout-guard" : cfg ? "config" : NULL,
+                    true);
+        json_kv_str(f, "quirk", q ? q->id : NULL, true);
+        json_kv_str(f, "reason", q ? q->reason : NULL, true);
+        fputs("\"reference\":", f);
+        if (q)
+                report_words_json(f, q->reference);
+        else
+                fputs("null", f);
+        fputc(',', f);
+        json_kv_str(f, "file", cfg ? p->origin.file : NULL, true);
+        if (cfg)
                 fprintf(f, "\"line\":%u", p->origin.line);
-        } else
-                fputs("\"source\":null", f);
+        else
+                fputs("\"line\":null", f);
 }
 
 static const char *reading_string(KnobId k, const KnobReading *r, char *buf, size_t size) {
@@ -250,33 +314,41 @@ static const char *reading_string(KnobId k, const KnobReading *r, char *buf, siz
 }
 
 static void plan_item_json(FILE *f, const PlanItem *it, bool comma, const char *because) {
-        char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX];
-
         if (comma)
                 fputc(',', f);
         fputc('{', f);
         json_kv_str(f, "knob", knob_get(it->knob)->name, true);
         json_kv_str(f, "action", plan_action_to_string(it->action), true);
-        json_kv_str(f, "current", reading_string(it->knob, &it->current, cur, sizeof(cur)), true);
-        if (it->current.status != KNOB_STATUS_OK)
-                json_kv_str(f, "current_status", knob_status_to_string(it->current.status), true);
-        if (because)
-                json_kv_str(f, "because", because, true);
-        json_kv_str(f, "desired", it->action == PLAN_EXCLUDED ? NULL : knob_format_value(it->knob, it->desired, des, sizeof(des)),
-                    true);
+        fputs("\"current\":", f);
+        report_knob_reading_json(f, it->knob, &it->current);
+        fputc(',', f);
+        json_kv_str(f, "because", because, true);
+        fputs("\"desired\":", f);
+        if (it->action == PLAN_EXCLUDED)
+                fputs("null", f);
+        else
+                report_knob_value_json(f, it->knob, it->desired);
+        fputc(',', f);
         provenance_json(f, &it->why);
+        /* The kernel already does what the quirk asks, since this version: null when not. */
+        fputs(",\"kernel_default_since\":", f);
         if (it->kernel_default) {
                 char since[24];
-                fprintf(f, ",\"kernel_default_since\":\"%s\"",
-                        kernel_version_to_string(&it->why.quirk->kernel_default_since, since, sizeof(since)));
-        }
+                json_string(f, kernel_version_to_string(&it->why.quirk->kernel_default_since, since, sizeof(since)));
+        } else
+                fputs("null", f);
+        fputs(",\"overrides\":", f);
         if (it->overrides) {
-                fputs(",\"overrides\":{", f);
+                fputc('{', f);
                 provenance_json(f, &it->overridden);
+                fputs(",\"value\":", f);
                 if (it->overridden.quirk && it->overridden.quirk->set[it->knob])
-                        fprintf(f, ",\"value\":\"%s\"", knob_format_value(it->knob, it->overridden_value, des, sizeof(des)));
+                        report_knob_value_json(f, it->knob, it->overridden_value);
+                else
+                        fputs("null", f);
                 fputc('}', f);
-        }
+        } else
+                fputs("null", f);
         fputc('}', f);
 }
 
@@ -290,9 +362,10 @@ static const char *held_back_because(const PlanReport *r, char *buf, size_t size
 }
 
 void report_plan_json(FILE *f, const PlanReport *r) {
-        fputs("{", f);
+        fprintf(f, "{\"schema\":%d,", REPORT_JSON_SCHEMA);
         json_kv_str(f, "profile", profile_to_string(r->profile), true);
-        json_kv_str(f, "configured_profile", profile_to_string(r->configured), true);
+        json_kv_str(f, "configured_profile", profile_to_string(r->from_config), true);
+        json_kv_str(f, "profile_override", r->override, true);
         json_kv_str(f, "power_source", power_source_to_string(r->power), true);
         fputs("\"nics\":[", f);
         for (size_t i = 0; i < r->n; i++) {
@@ -301,9 +374,13 @@ void report_plan_json(FILE *f, const PlanReport *r) {
                         fputc(',', f);
                 fputc('{', f);
                 report_nic_json_members(f, p->nic);
-                fprintf(f, ",\"ignored\":%s,", p->ignored ? "true" : "false");
-                if (p->ignored)
-                        fprintf(f, "\"ignored_by\":\"%s:%u\",", p->ignored_by.file, p->ignored_by.line);
+                fprintf(f, ",\"ignored\":%s,\"ignored_by\":", p->ignored ? "true" : "false");
+                if (p->ignored) {
+                        fputs("{\"file\":", f);
+                        json_string(f, p->ignored_by.file);
+                        fprintf(f, ",\"line\":%u},", p->ignored_by.line);
+                } else
+                        fputs("null,", f);
                 fputs("\"items\":[", f);
                 for (size_t j = 0; j < p->n; j++)
                         plan_item_json(f, &p->items[j], j > 0, NULL);
@@ -502,16 +579,37 @@ void report_quirk_text(FILE *f, const Quirk *q) {
 }
 
 void report_quirk_json(FILE *f, const Quirk *q) {
-        char xids[512] = "", v[KNOB_VALUE_MAX];
         bool first = true;
 
-        quirk_match_text(q, xids, sizeof(xids));
         fputc('{', f);
         json_kv_str(f, "id", q->id, true);
         json_kv_str(f, "file", q->file, true);
-        fprintf(f, "\"line\":%u,", q->line);
-        json_kv_str(f, "xid", xids, true);
-        fputs("\"profiles\":[", f);
+        fprintf(f, "\"line\":%u,\"xid\":[", q->line);
+        for (size_t i = 0; i < q->match.n_xids; i++)
+                fprintf(f, "%s{\"value\":\"%03x\",\"mask\":\"%03x\"}", i ? "," : "", q->match.xids[i].value, q->match.xids[i].mask);
+        fputs("],\"pci_ids\":[", f);
+        for (size_t i = 0; i < q->match.n_pci_ids; i++)
+                fprintf(f, "%s\"%04x:%04x\"", i ? "," : "", q->match.pci_ids[i].vendor, q->match.pci_ids[i].device);
+        fputs("],\"drivers\":[", f);
+        for (size_t i = 0; i < q->match.n_drivers; i++) {
+                if (i)
+                        fputc(',', f);
+                json_string(f, q->match.drivers[i]);
+        }
+        fputs("],\"subsystems\":[", f);
+        for (size_t i = 0; i < q->match.n_subsystems; i++) {
+                const IdMatch *m = &q->match.subsystems[i];
+                if (m->any_device)
+                        fprintf(f, "%s\"%04x:*\"", i ? "," : "", m->vendor);
+                else
+                        fprintf(f, "%s\"%04x:%04x\"", i ? "," : "", m->vendor, m->device);
+        }
+        fputs("],\"dmi\":{", f);
+        for (int d = 0; d < _DMI_FIELD_MAX; d++) {
+                fprintf(f, "%s\"%s\":", d ? "," : "", dmi_field_to_string(d));
+                json_string(f, q->match.dmi[d]);
+        }
+        fputs("},\"profiles\":[", f);
         for (int p = 0; p < _PROFILE_MAX; p++)
                 if (q->profiles[p]) {
                         fprintf(f, "%s\"%s\"", first ? "" : ",", profile_to_string(p));
@@ -520,17 +618,18 @@ void report_quirk_json(FILE *f, const Quirk *q) {
         fputs("],\"knobs\":{", f);
         first = true;
         for (int k = 0; k < _KNOB_MAX; k++)
-                if (q->set[k] || q->skip[k]) {
+                if (q->set[k]) {
                         fprintf(f, "%s\"%s\":", first ? "" : ",", knob_get(k)->name);
-                        json_string(f, q->skip[k] ? "skip" : knob_format_value(k, q->value[k], v, sizeof(v)));
+                        report_knob_value_json(f, k, q->value[k]);
                         first = false;
                 }
-        fputs("},\"drivers\":[", f);
-        for (size_t i = 0; i < q->match.n_drivers; i++) {
-                if (i)
-                        fputc(',', f);
-                json_string(f, q->match.drivers[i]);
-        }
+        fputs("},\"skip\":[", f);
+        first = true;
+        for (int k = 0; k < _KNOB_MAX; k++)
+                if (q->skip[k]) {
+                        fprintf(f, "%s\"%s\"", first ? "" : ",", knob_get(k)->name);
+                        first = false;
+                }
         fputs("],\"kernels\":[", f);
         for (size_t i = 0; i < q->match.n_kernels; i++) {
                 char range[64];
@@ -538,12 +637,134 @@ void report_quirk_json(FILE *f, const Quirk *q) {
                         fputc(',', f);
                 json_string(f, kernel_range_to_string(&q->match.kernels[i], range, sizeof(range)));
         }
-        fputs("],", f);
+        fputs("],\"kernel_default_since\":", f);
         if (q->kernel_default_since.known) {
                 char since[24];
-                json_kv_str(f, "kernel_default_since", kernel_version_to_string(&q->kernel_default_since, since, sizeof(since)), true);
-        }
+                json_string(f, kernel_version_to_string(&q->kernel_default_since, since, sizeof(since)));
+        } else
+                fputs("null", f);
+        fputc(',', f);
         json_kv_str(f, "reason", q->reason, true);
-        json_kv_str(f, "reference", q->reference, false);
+        fputs("\"reference\":", f);
+        report_words_json(f, q->reference);
         fputc('}', f);
+}
+
+/* A Prometheus label value: backslash, double quote and newline escaped. */
+static void prom_label(FILE *f, const char *name, const char *value, bool comma) {
+        fprintf(f, "%s%s=\"", comma ? "," : "", name);
+        for (const char *p = value ?: ""; *p; p++) {
+                if (*p == '\\' || *p == '"')
+                        fprintf(f, "\\%c", *p);
+                else if (*p == '\n')
+                        fputs("\\n", f);
+                else
+                        fputc(*p, f);
+        }
+        fputc('"', f);
+}
+
+static void prom_nic_labels(FILE *f, const Nic *n) {
+        prom_label(f, "slot", n->slot, false);
+        prom_label(f, "interface", nic_ifname(n), true);
+}
+
+static void prom_header(FILE *f, const char *name, const char *type, const char *help) {
+        fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static const PlanItem *metrics_item(const NicPlan *p, KnobId k) {
+        for (size_t i = 0; i < p->n; i++)
+                if (p->items[i].knob == k && p->items[i].action != PLAN_EXCLUDED)
+                        return &p->items[i];
+        return NULL;
+}
+
+void report_metrics(FILE *f, const NicMetrics *m, size_t n, Profile profile, PowerSource power) {
+        char buf[32];
+
+        prom_header(f, "r8169_tuned_info", "gauge", "r8169-tuned's version, the profile in effect and the power source (always 1).");
+        fputs("r8169_tuned_info{", f);
+        prom_label(f, "version", R8T_VERSION, false);
+        prom_label(f, "profile", profile_to_string(profile), true);
+        prom_label(f, "power_source", power_source_to_string(power), true);
+        fputs("} 1\n", f);
+        prom_header(f, "r8169_tuned_nics", "gauge", "Realtek NICs found.");
+        fprintf(f, "r8169_tuned_nics %zu\n", n);
+
+        prom_header(f, "r8169_tuned_nic_info", "gauge", "A Realtek NIC: its chip, XID and driver (always 1).");
+        for (size_t i = 0; i < n; i++) {
+                const Nic *nic = m[i].nic;
+                fputs("r8169_tuned_nic_info{", f);
+                prom_nic_labels(f, nic);
+                prom_label(f, "chip", nic->chip ? nic->chip->name : "", true);
+                snprintf(buf, sizeof(buf), "%03x", nic->xid);
+                prom_label(f, "xid", nic->xid != CHIP_XID_INVALID ? buf : "", true);
+                prom_label(f, "xid_source", nic->xid_source != XID_SOURCE_NONE ? xid_source_to_string(nic->xid_source) : "", true);
+                prom_label(f, "driver", nic->driver, true);
+                snprintf(buf, sizeof(buf), "%04x:%04x", nic->vendor, nic->device);
+                prom_label(f, "pci_id", buf, true);
+                snprintf(buf, sizeof(buf), "%04x:%04x", nic->subsys_vendor, nic->subsys_device);
+                prom_label(f, "subsystem", buf, true);
+                fputs("} 1\n", f);
+        }
+
+        prom_header(f, "r8169_tuned_knob_readable", "gauge", "1 if the knob's current value could be read, else 0.");
+        for (size_t i = 0; i < n; i++)
+                for (int k = 0; k < _KNOB_MAX; k++) {
+                        const KnobReading *r = &m[i].current[k];
+                        fputs("r8169_tuned_knob_readable{", f);
+                        prom_nic_labels(f, m[i].nic);
+                        prom_label(f, "knob", knob_get(k)->name, true);
+                        prom_label(f, "status", knob_status_to_string(r->status), true);
+                        fprintf(f, "} %d\n", r->status == KNOB_STATUS_OK && !r->partial);
+                }
+        prom_header(f, "r8169_tuned_knob_current", "gauge", "The knob's current value (on/off knobs: 1/0), where it could be read.");
+        for (size_t i = 0; i < n; i++)
+                for (int k = 0; k < _KNOB_MAX; k++) {
+                        const KnobReading *r = &m[i].current[k];
+                        if (r->status != KNOB_STATUS_OK || r->partial)
+                                continue;
+                        fputs("r8169_tuned_knob_current{", f);
+                        prom_nic_labels(f, m[i].nic);
+                        prom_label(f, "knob", knob_get(k)->name, true);
+                        fprintf(f, "} %" PRIu64 "\n", r->value);
+                }
+        prom_header(f, "r8169_tuned_knob_desired", "gauge", "The value the plan wants for the knob (on/off knobs: 1/0), where it wants one.");
+        for (size_t i = 0; i < n; i++)
+                for (int k = 0; k < _KNOB_MAX; k++) {
+                        const PlanItem *it = metrics_item(&m[i].plan, k);
+                        if (!it)
+                                continue;
+                        fputs("r8169_tuned_knob_desired{", f);
+                        prom_nic_labels(f, m[i].nic);
+                        prom_label(f, "knob", knob_get(k)->name, true);
+                        fprintf(f, "} %" PRIu64 "\n", it->desired);
+                }
+        prom_header(f, "r8169_tuned_knob_drift", "gauge",
+                    "1 if the knob's current value is not the one the plan wants (apply would change it), else 0.");
+        for (size_t i = 0; i < n; i++)
+                for (int k = 0; k < _KNOB_MAX; k++) {
+                        const PlanItem *it = metrics_item(&m[i].plan, k);
+                        if (!it)
+                                continue;
+                        fputs("r8169_tuned_knob_drift{", f);
+                        prom_nic_labels(f, m[i].nic);
+                        prom_label(f, "knob", knob_get(k)->name, true);
+                        fprintf(f, "} %d\n", it->action == PLAN_CHANGE);
+                }
+        prom_header(f, "r8169_tuned_tx_timeouts_total", "counter", "The tx watchdog's timeouts of the NIC, summed over its queues.");
+        for (size_t i = 0; i < n; i++) {
+                if (!m[i].tx_timeouts_known)
+                        continue;
+                fputs("r8169_tuned_tx_timeouts_total{", f);
+                prom_nic_labels(f, m[i].nic);
+                fprintf(f, "} %" PRIu64 "\n", m[i].tx_timeouts);
+        }
+        prom_header(f, "r8169_tuned_tx_timeout_guard", "gauge", "1 if L1 stays off for the NIC's link until reboot after a tx timeout.");
+        for (size_t i = 0; i < n; i++) {
+                fputs("r8169_tuned_tx_timeout_guard{", f);
+                prom_nic_labels(f, m[i].nic);
+                fprintf(f, "} %d\n", m[i].plan.tx_guard);
+        }
 }

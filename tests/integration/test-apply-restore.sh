@@ -99,7 +99,7 @@ run r8t_ns "$ns4" "$fx" restore
 ###     nothing is journalled for it, and the rest of the plan is applied.
 run r8t_ns "$ns4" "$fx" --json status
 eq "eee: status not-supported" not-supported "$(jq -r '.nics[0].knobs.eee.status' <<<"$out")"
-eq "eee: the kernel's errno" "Operation not supported" "$(jq -r '.nics[0].knobs.eee.error' <<<"$out")"
+eq "eee: the kernel's errno" "EOPNOTSUPP" "$(jq -r '.nics[0].knobs.eee.errno' <<<"$out")"
 printf '[device e480]\nmatch-interface = enp3s0\neee = off\n' >"$TMP/eee.conf"
 run r8t_ns "$ns4" "$fx" --config "$TMP/eee.conf" --profile performance plan
 contains "eee: plan skips it" "skip     eee                   not-supported" "$out"

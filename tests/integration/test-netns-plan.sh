@@ -17,7 +17,7 @@ changes() { jq -r '[.nics[].items[] | select(.action == "change") | "\(.knob)=\(
 netns_new ns
 ip -n "$ns" link add enp3s0 type veth peer name peer0
 ip netns exec "$ns" ethtool -K enp3s0 sg off tso off >/dev/null
-eq "e480 performance" "gro_flush_timeout=20000 napi_defer_hard_irqs=1 sg=on tso=on" "$(plan "$ns" thinkpad-e480-8168gu performance | changes)"
+eq "e480 performance" "gro_flush_timeout=20000 napi_defer_hard_irqs=1 sg=true tso=true" "$(plan "$ns" thinkpad-e480-8168gu performance | changes)"
 # SG goes on before TSO (the kernel drops TSO without SG)
 eq "e480 order" "sg tso" "$(plan "$ns" thinkpad-e480-8168gu performance | jq -r '[.nics[0].items[] | select(.knob == "sg" or .knob == "tso") | .knob] | join(" ")')"
 eq "e480 powersave" "" "$(plan "$ns" thinkpad-e480-8168gu powersave | changes)"
@@ -25,8 +25,8 @@ eq "e480 powersave" "" "$(plan "$ns" thinkpad-e480-8168gu powersave | changes)"
 # RTL8168c: the kernel has TSO/SG on (veth default): both go off, in every profile.
 netns_new ns2
 ip -n "$ns2" link add enp2s0 type veth peer name peer0
-eq "8168c performance" "sg=off tso=off" "$(plan "$ns2" desktop-8168c performance | changes)"
-eq "8168c powersave" "sg=off tso=off" "$(plan "$ns2" desktop-8168c powersave | changes)"
+eq "8168c performance" "sg=false tso=false" "$(plan "$ns2" desktop-8168c performance | changes)"
+eq "8168c powersave" "sg=false tso=false" "$(plan "$ns2" desktop-8168c powersave | changes)"
 # TSO goes off before SG
 eq "8168c order" "tso sg" "$(plan "$ns2" desktop-8168c performance | jq -r '[.nics[0].items[] | select(.knob == "sg" or .knob == "tso") | .knob] | join(" ")')"
 # Already off: nothing to change.

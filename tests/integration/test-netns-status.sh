@@ -20,7 +20,7 @@ check_features() {
         local nic=$1 k want
         for k in "${!long[@]}"; do
                 want=$(in_ns ethtool -k enp1s0 | awk -v n="${long[$k]}:" '$1 == n {print $2}')
-                eq "$2: $k agrees with ethtool -k" "$want" "$(jq -r ".knobs.$k.current" <<<"$nic")"
+                eq "$2: $k agrees with ethtool -k" "$want" "$(jq -r --arg k "$k" '.knobs[$k] | if .partial then "partial" elif .value == true then "on" elif .value == false then "off" else .value end' <<<"$nic")"
         done
 }
 
@@ -32,17 +32,17 @@ check_features "$nic" "initial"
 # veth has no coalescing: not supported, with the kernel's errno
 for k in rx-usecs rx-frames tx-usecs tx-frames; do
         eq "$k status" not-supported "$(jq -r ".knobs.\"$k\".status" <<<"$nic")"
-        eq "$k errno" "Operation not supported" "$(jq -r ".knobs.\"$k\".error" <<<"$nic")"
+        eq "$k errno" "EOPNOTSUPP" "$(jq -r ".knobs.\"$k\".errno" <<<"$nic")"
 done
 # netdev attributes still come from the fixture tree, not from the veth
-eq "gro_flush_timeout from fixture" 20000 "$(jq -r .knobs.gro_flush_timeout.current <<<"$nic")"
+eq "gro_flush_timeout from fixture" 20000 "$(jq -r .knobs.gro_flush_timeout.value <<<"$nic")"
 
 # Changed behind our back with ethtool: status follows the kernel.
 in_ns ethtool -K enp1s0 tso off sg off gro on
 nic=$(status)
 check_features "$nic" "after ethtool -K"
-eq "tso off" off "$(jq -r .knobs.tso.current <<<"$nic")"
-eq "gro on" on "$(jq -r .knobs.gro.current <<<"$nic")"
+eq "tso off" false "$(jq -r .knobs.tso.value <<<"$nic")"
+eq "gro on" true "$(jq -r .knobs.gro.value <<<"$nic")"
 
 # One TSO flavour on, the others off: reported as partial, not as on or off.
 in_ns ethtool -K enp1s0 sg on tso off
@@ -59,6 +59,27 @@ if command -v setpriv >/dev/null; then
         # reads are unprivileged: features still there
         eq "no CAP_NET_ADMIN: features readable" ok "$(jq -r .knobs.sg.status <<<"$nic")"
 fi
+
+# diagnose gives ethtool's view too: link state and settings, every named feature as ethtool -k has it.
+d=$(in_ns "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --json diagnose 2>/dev/null)
+eq "diagnose: link detected" true "$(jq -r .nics[0].ethtool.link_detected <<<"$d")"
+eq "diagnose: speed is a number" number "$(jq -r '.nics[0].ethtool.speed_mbps | type' <<<"$d")"
+eq "diagnose: no unnamed feature" 0 "$(jq '[.nics[0].ethtool.features[] | select(.name == "")] | length' <<<"$d")"
+eq "diagnose: tx-scatter-gather as ethtool -k" \
+        "$(in_ns ethtool -k enp1s0 | awk '$1 == "tx-scatter-gather:" {print $2}')" \
+        "$(jq -r '.nics[0].ethtool.features[] | select(.name == "tx-scatter-gather") | if .active then "on" else "off" end' <<<"$d")"
+if python3 -c 'import jsonschema' 2>/dev/null; then
+        # Against the kernel, with real ethtool answers, status and diagnose still fit the schema.
+        printf '%s\n' "$d" >"$TMP/d.json"
+        in_ns "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --json status >"$TMP/s.json"
+        for def in diagnose status; do
+                out=$(python3 "$SRCDIR/tests/validate-json.py" "$SRCDIR/schema/r8169-tuned.schema.json" $def "$TMP/${def:0:1}.json" 2>&1) &&
+                        ok || fail "schema, $def on a veth: $out"
+        done
+fi
+md=$(in_ns "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" diagnose 2>/dev/null)
+contains "diagnose: link line" "- link detected: yes" "$md"
+contains "diagnose: feature table" "| tx-scatter-gather |" "$md"
 
 # The interface vanishes: ethtool knobs say no-interface, the command still succeeds.
 ip -n "$ns" link del enp1s0
