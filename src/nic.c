@@ -182,7 +182,7 @@ static int slot_cmp(const void *a, const void *b) {
 /* A PCI function under bus/pci/devices whose ids can be read: every other entry is skipped and said. */
 static int read_ids(const Sysroot *root, const char *slot, uint16_t ids[4]) {
         static const char *const attrs[4] = { "vendor", "device", "subsystem_vendor", "subsystem_device" };
-        char dir[64];
+        char dir[sizeof("bus/pci/devices/") + 256];
 
         snprintf(dir, sizeof(dir), "bus/pci/devices/%s", slot);
         for (int i = 0; i < 4; i++) {
@@ -226,6 +226,34 @@ static int read_one(struct pci_access *pacc, const Sysroot *root, const char *sl
         return 0;
 }
 
+/* libpci's set-up and tear-down, each under an error jump of its own (no setjmp in the caller). */
+static int pci_open(char *path, struct pci_access **ret) {
+        struct pci_access *volatile pacc = pci_alloc();
+
+        if (!pacc)
+                return -ENOMEM;
+        pacc->error = pci_on_error;
+        pacc->warning = pci_on_warning;
+        pacc->debug = pci_on_debug;
+        pacc->method = PCI_ACCESS_SYS_BUS_PCI;
+        if (setjmp(pci_error_jmp)) {
+                log_error("libpci: %s", pci_error_msg);
+                return -EIO; /* pacc is left: libpci failed inside it */
+        }
+        if (pci_set_param(pacc, "sysfs.path", path) < 0) {
+                pci_cleanup(pacc);
+                return -EINVAL;
+        }
+        pci_init(pacc);
+        *ret = pacc;
+        return 0;
+}
+
+static void pci_close(struct pci_access *pacc) {
+        if (setjmp(pci_error_jmp) == 0)
+                pci_cleanup(pacc);
+}
+
 int nic_discover(const Sysroot *root, NicList *ret) {
         _cleanup_closedir_ DIR *dir = NULL;
         struct pci_access *pacc;
@@ -245,23 +273,9 @@ int nic_discover(const Sysroot *root, NicList *ret) {
                 return -errno;
         }
         snprintf(path, sizeof(path), "%s/bus/pci", sysroot_path(root));
-        pacc = pci_alloc();
-        if (!pacc)
-                return -ENOMEM;
-        pacc->error = pci_on_error;
-        pacc->warning = pci_on_warning;
-        pacc->debug = pci_on_debug;
-        pacc->method = PCI_ACCESS_SYS_BUS_PCI;
-        if (setjmp(pci_error_jmp)) {
-                log_error("libpci: %s", pci_error_msg);
-                nic_list_done(&l);
-                return -EIO; /* pacc is left: libpci failed inside it */
-        }
-        if (pci_set_param(pacc, "sysfs.path", path) < 0) {
-                pci_cleanup(pacc);
-                return -EINVAL;
-        }
-        pci_init(pacc);
+        ret_error = pci_open(path, &pacc);
+        if (ret_error < 0)
+                return ret_error;
 
         for (struct dirent *de; (de = readdir(dir));) {
                 uint16_t ids[4];
@@ -299,9 +313,7 @@ int nic_discover(const Sysroot *root, NicList *ret) {
                 if (l.nics[i].upstream[0])
                         (void) read_one(pacc, root, l.nics[i].upstream, NULL, &l.nics[i].upstream_link);
 done:
-        /* read_one() set the error jump inside its own frame: set it here again before libpci runs. */
-        if (setjmp(pci_error_jmp) == 0)
-                pci_cleanup(pacc);
+        pci_close(pacc);
         if (ret_error < 0)
                 return ret_error;
         if (l.n > 1)
