@@ -107,6 +107,12 @@ static int expand_by_knob(Backend *b, const KnobBackend *be, const Nic *n, KnobB
         return 0; /* one item per knob, its original the value the plan read */
 }
 
+/* Before an ethtool write: an interface, a socket, and the name still the NIC's. */
+static int need_writable_interface(Backend *b, const Nic *n, EthtoolError *err) {
+        int r = need_interface(b, n, err);
+        return r < 0 ? r : check_owner(b, n, err);
+}
+
 /* ---- sysfs: one attribute per knob, under the PCI function's link/ or the interface's directory ---- */
 
 static int sysfs_dir(const KnobBackend *be, const Nic *n, char *buf, size_t size) {
@@ -312,9 +318,7 @@ static int features_write_items(Backend *b, const KnobBackend *be, const Nic *n,
         bool values[KNOB_BATCH_MAX];
         int r;
 
-        r = need_interface(b, n, err);
-        if (r >= 0)
-                r = check_owner(b, n, err);
+        r = need_writable_interface(b, n, err);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < batch->n; i++) {
@@ -397,9 +401,7 @@ static int group_write_items(Backend *b, const KnobBackend *be, const Nic *n, co
         uint32_t values[KNOB_BATCH_MAX];
         int r;
 
-        r = need_interface(b, n, err);
-        if (r >= 0)
-                r = check_owner(b, n, err);
+        r = need_writable_interface(b, n, err);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < batch->n; i++) {

@@ -501,16 +501,6 @@ void report_plan_text(FILE *f, const PlanReport *r) {
                         fprintf(f, "  %-8s %-21s %-16s %s (not turned on: tx-timeout guard)\n", "guarded",
                                 knob_get(p->guarded[j].knob)->name, "stays off",
                                 plan_provenance_string(&p->guarded[j].why, prov, sizeof(prov)));
-                if (p->tx_guard) {
-                        char line[256];
-                        snprintf(line, sizeof(line), "this link had %" PRIu64 " tx timeout%s (or one was recorded this boot): "
-                                 "L1 stays off until reboot, whatever the profile asks", p->tx_timeouts, p->tx_timeouts == 1 ? "" : "s");
-                        print_wrapped(f, "  tx-timeout guard:", "    ", line);
-                }
-                for (size_t j = 0; j < p->n_guarded; j++)
-                        fprintf(f, "  %-8s %-21s %-16s %s (not turned on: tx-timeout guard)\n", "guarded",
-                                knob_get(p->guarded[j].knob)->name, "stays off",
-                                plan_provenance_string(&p->guarded[j].why, prov, sizeof(prov)));
                 for (size_t j = 0; j < p->n_other_driver; j++) {
                         char drivers[128], line[512];
                         snprintf(line, sizeof(line),

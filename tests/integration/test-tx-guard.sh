@@ -54,6 +54,10 @@ plan=$("$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$SRCDIR/
 eq "plan: guard on" true "$(jq -r '.nics[0].tx_timeout_guard' <<<"$plan")"
 eq "plan: what it holds off" "l1_1_aspm l1_aspm" "$(jq -r '[.nics[0].guarded[].knob] | sort | join(" ")' <<<"$plan")"
 eq "plan: nothing turns L1 on" 0 "$(jq '[.nics[0].items[] | select(.knob | test("^l1")) | select(.desired == true)] | length' <<<"$plan")"
+text=$("$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$SRCDIR/conf/quirks.d" --config "$TMP/l1.conf" \
+        --state-dir "$TMP/state" plan)
+eq "plan text: the guard said once" 1 "$(grep -c 'tx-timeout guard:' <<<"$text")"
+eq "plan text: each guarded knob once" 2 "$(grep -c '^  guarded ' <<<"$text")"
 status=$("$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --state-dir "$TMP/state" --json status)
 eq "status: guard shown" true "$(jq -r '.nics[0].tx_timeout_guard' <<<"$status")"
 daemon_stop
