@@ -8,6 +8,22 @@
 #include "nic.h"
 #include "quirks.h"
 
+typedef enum LinkPowerMode {
+        LINK_POWER_STATIC,  /* the quirk database and the configuration decide L1 */
+        LINK_POWER_DYNAMIC, /* the daemon turns L1 off under load, on when quiet */
+} LinkPowerMode;
+
+typedef struct Origin {
+        const char *file; /* owned by the Config */
+        unsigned line;
+} Origin;
+
+/* link-power = static|dynamic, and where it was said (file NULL: the default). */
+typedef struct LinkPowerSetting {
+        int mode; /* LinkPowerMode, -1: not said here */
+        Origin origin;
+} LinkPowerSetting;
+
 typedef enum DriftPolicy {
         DRIFT_REASSERT, /* put the value back, log once per knob and device */
         DRIFT_LEAVE,    /* log it and leave the other tool's value */
@@ -16,10 +32,6 @@ typedef enum DriftPolicy {
 
 
 /* Where a configured value came from. */
-typedef struct Origin {
-        const char *file; /* owned by the Config */
-        unsigned line;
-} Origin;
 
 typedef struct ConfigDevice {
         char *name;
@@ -27,6 +39,7 @@ typedef struct ConfigDevice {
         NicMatch match;
         bool ignore;
         Origin ignore_origin;
+        LinkPowerSetting link_power; /* mode -1: as [global] says */
         bool set[_KNOB_MAX];
         uint64_t value[_KNOB_MAX];
         Origin knob_origin[_KNOB_MAX];
@@ -38,6 +51,9 @@ typedef struct Config {
         bool restore_on_exit;
         int log_level;
         DriftPolicy drift;
+        LinkPowerSetting link_power;
+        uint64_t link_power_busy_pps;
+        uint64_t link_power_quiet_s;
         ConfigDevice *devices;   /* in file order, drop-ins after the main file */
         size_t n_devices;
         char **files;
@@ -57,5 +73,7 @@ void config_done(Config *c);
 void config_defaults(Config *c);
 
 bool config_device_matches(const ConfigDevice *dev, const Nic *n, const Machine *m);
+/* The link power setting for a NIC: the last matching [device] that says, else [global]. */
+const LinkPowerSetting *config_link_power(const Config *c, const Nic *n, const Machine *m, bool *ret_by_device);
 /* The keys of a section ("global" or "device"), for messages and the man page test. */
 void config_keys_print(FILE *f, const char *section);

@@ -45,3 +45,21 @@ void link_power_init(LinkPower *lp, const LinkPowerParams *p, uint64_t now_usec)
 bool link_power_sample(LinkPower *lp, uint64_t now_usec, uint64_t packets);
 /* Time spent in a state up to now. */
 uint64_t link_power_time(const LinkPower *lp, LinkPowerState s, uint64_t now_usec);
+
+/*
+ * What the daemon last knew of a link under dynamic link power, kept in
+ * <state_dir>/<slot>.linkpower for status, diagnose and metrics (the only I/O here).
+ */
+typedef struct LinkPowerRecord {
+        char state[16];         /* "idle", "busy" or "stopped" */
+        char reason[128];       /* why it stopped, "" otherwise */
+        unsigned transitions;
+        uint64_t idle_usec, busy_usec;
+} LinkPowerRecord;
+
+void link_power_record_from(LinkPowerRecord *rec, const LinkPower *lp, uint64_t now_usec, const char *stopped);
+/* Written whole (a temporary file renamed over it), so that a reader never sees half of it. */
+int link_power_record_save(const char *state_dir, const char *slot, const LinkPowerRecord *rec);
+/* -ENOENT when the daemon keeps none for the NIC; -EBADMSG for a file it did not write. */
+int link_power_record_load(const char *state_dir, const char *slot, LinkPowerRecord *ret);
+int link_power_record_remove(const char *state_dir, const char *slot);

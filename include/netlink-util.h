@@ -9,6 +9,7 @@
 #include "util.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_sock *, nl_socket_free);
 #define _cleanup_nlmsg_ _cleanup_(nlmsg_freep)
 
 /* libnl's -NLE_* codes stop here: the rest of the program sees negative errno. */

@@ -3,6 +3,7 @@
 
 #include "config.h"
 #include "knob.h"
+#include "linkpower.h"
 #include "machine.h"
 #include "nic.h"
 #include "quirks.h"
@@ -12,6 +13,7 @@ typedef enum ProvenanceKind {
         PROVENANCE_QUIRK,
         PROVENANCE_CONFIG,
         PROVENANCE_GUARD, /* the tx-timeout guard: this link timed out */
+        PROVENANCE_LINK_POWER, /* dynamic link power: the link's load */
 } ProvenanceKind;
 
 /* Why a knob should have a value: a quirk (with its reason and reference) or a config line. */
@@ -58,7 +60,20 @@ typedef struct NicPlan {
         uint64_t tx_timeouts;
         PlanItem guarded[_KNOB_MAX]; /* what would have turned an L1 state on: not planned */
         size_t n_guarded;
+        /* Dynamic link power: asked for (link-power = dynamic, where), and why it cannot run here. */
+        bool link_power_asked;
+        Origin link_power_origin;
+        uint64_t link_power_busy_pps, link_power_quiet_s;
+        const char *link_power_blocked;  /* NULL: it runs (in the daemon) */
+        const Quirk *link_power_quirk;   /* the entry that keeps this chip static, if that is why */
+        int link_power;                  /* the state it planned (LinkPowerState), -1: none */
 } NicPlan;
+
+/* Dynamic link power as the daemon runs it: the state its samples decided. */
+typedef struct PlanLinkPower {
+        LinkPowerState state;
+        int l1_2;  /* link/l1_2_aspm as found before link power first turned L1 off, -1: unknown */
+} PlanLinkPower;
 
 typedef struct PlanInput {
         const Nic *nic;
@@ -70,6 +85,7 @@ typedef struct PlanInput {
         bool show_held_back;        /* also list what the performance profile would change */
         bool tx_guard;              /* the NIC's link had a tx timeout (counters, or a guard recorded this boot) */
         uint64_t tx_timeouts;
+        const PlanLinkPower *link_power; /* NULL: not sampled here (the CLI), L1 planned statically */
 } PlanInput;
 
 /*

@@ -19,6 +19,7 @@ typedef struct Quirk {
         char *reason;
         char *reference;
         KernelVersion kernel_default_since; /* r8169 itself does what the entry asks since this release */
+        bool link_power_static; /* link-power = static: L1 is unsafe to switch on this chip */
 } Quirk;
 
 typedef struct QuirkDb {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "backend.h"
+#include "linkpower.h"
 #include "nic.h"
 
 /* The version of every --json output's shape ("schema" at the top); see r8169-tuned(8). */
@@ -13,9 +14,14 @@ typedef struct NicStatus {
         bool tx_timeouts_known;
         uint64_t tx_timeouts;     /* the tx watchdog's timeouts, summed over the queues */
         bool tx_guard;            /* L1 stays off for this link until reboot */
+        bool link_power_known;    /* the running daemon keeps a link power record for it */
+        LinkPowerRecord link_power;
 } NicStatus;
 
 void report_status_text(FILE *f, const NicStatus *s, size_t n);
+/* Dynamic link power as the daemon keeps it: one line of text, or a JSON object (null: none). */
+void report_link_power_text(FILE *f, const LinkPowerRecord *rec);
+void report_link_power_json(FILE *f, const LinkPowerRecord *rec);
 /* What to do about a chip r8169-tuned cannot identify or does not know (text, wrapped). */
 void report_unknown_chip_advice(FILE *f, const Nic *n);
 void report_status_json(FILE *f, const NicStatus *s, size_t n);
@@ -51,6 +57,8 @@ typedef struct PlanReport {
 
 void report_plan_text(FILE *f, const PlanReport *r);
 void report_plan_json(FILE *f, const PlanReport *r);
+/* null, or what link-power = dynamic asked for the NIC and whether it runs there. */
+void report_plan_link_power_json(FILE *f, const NicPlan *p);
 void report_quirk_text(FILE *f, const Quirk *q);
 void report_quirk_json(FILE *f, const Quirk *q);
 
@@ -61,6 +69,8 @@ typedef struct NicMetrics {
         NicPlan plan;
         bool tx_timeouts_known;
         uint64_t tx_timeouts;
+        bool link_power_known; /* the running daemon keeps a link power record for it */
+        LinkPowerRecord link_power;
 } NicMetrics;
 
 /* The Prometheus text exposition format (for node_exporter's textfile collector). */

@@ -21,3 +21,11 @@ int rtnl_monitor_new(rtnl_link_handler h, void *userdata, NetlinkMonitor **ret);
  * interrupted (the links changed meanwhile) is retried; h may then see a link twice.
  */
 int rtnl_dump_links(rtnl_link_handler h, void *userdata);
+
+/*
+ * The packets (received + sent) of one interface by ifindex: RTM_GETSTATS asking for
+ * IFLA_STATS_LINK_64 alone (Linux 4.7), a reply of ~200 bytes where RTM_GETLINK sends every
+ * attribute of the link. On a socket of rtnl_stats_open() kept for it (nl_socket_free).
+ */
+int rtnl_stats_open(struct nl_sock **ret);
+int rtnl_link_packets(struct nl_sock *s, int ifindex, uint64_t *ret);

@@ -235,8 +235,9 @@ static void apply_step(ApplyContext *ctx, const Nic *n, const PlanItem *const *i
                 } else {
                         st->changed++;
                         set_held(ctx, it->knob, true);
-                        log_nic_knob(LOG_INFO, R8T_MESSAGE_KNOB_CHANGED, n, it->knob, old, want, &it->why, 0,
-                                     "%s %s -> %s", name, old, want);
+                        /* Dynamic link power's transitions are routine: at debug, with a summary now and then. */
+                        log_nic_knob(it->why.kind == PROVENANCE_LINK_POWER ? LOG_DEBUG : LOG_INFO, R8T_MESSAGE_KNOB_CHANGED, n,
+                                     it->knob, old, want, &it->why, 0, "%s %s -> %s", name, old, want);
                 }
         }
 }
@@ -399,7 +400,7 @@ static void restore_entries(ApplyContext *ctx, const Nic *n, UndoJournal *j, con
 int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st) {
         _cleanup_(undo_done) UndoJournal j = {};
         ApplyStats before = *st;
-        bool done[_KNOB_BACKEND_MAX] = {}, keep[_KNOB_MAX] = {};
+        bool done[_KNOB_BACKEND_MAX] = {}, keep[_KNOB_MAX] = {}, routine = true;
         size_t changes = 0;
         char path[4096];
         int r;
@@ -470,7 +471,11 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
                         break;
                 }
         }
-        if (st->waiting > before.waiting && st->changed + st->failed == before.changed + before.failed)
+        for (size_t i = 0; i < p->n; i++)
+                routine = routine && (p->items[i].action != PLAN_CHANGE || p->items[i].why.kind == PROVENANCE_LINK_POWER);
+        if (routine && changes > 0 && st->failed == before.failed)
+                log_nic(LOG_DEBUG, R8T_MESSAGE_NIC_TUNED, n, 0, "link power: %u changed", st->changed - before.changed);
+        else if (st->waiting > before.waiting && st->changed + st->failed == before.changed + before.failed)
                 log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, n, 0, "waiting for its network interface");
         else
                 log_nic(st->failed > before.failed ? LOG_WARNING : LOG_INFO, R8T_MESSAGE_NIC_TUNED, n, 0,

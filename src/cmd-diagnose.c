@@ -70,6 +70,8 @@ typedef struct NicFacts {
         bool features_known;
         EthtoolAttrs linkmodes, linkstate; /* speed, duplex, autoneg; link detected */
         bool linkmodes_known, linkstate_known;
+        bool link_power_known;          /* the running daemon's dynamic link power record */
+        LinkPowerRecord link_power;
 } NicFacts;
 
 /* aa:bb:cc:dd:ee:ff, anywhere in s, as xx:xx:xx:xx:xx:xx unless --show-mac. */
@@ -326,6 +328,7 @@ static void gather(Context *c, NicFacts *f) {
         if (f->stats_error < 0)
                 not_read(f->stats_error, ifname ? NULL : "no network interface", "driver statistics of %s (ethtool)", f->nic->slot);
         read_journal(f, c->opts->show_mac);
+        f->link_power_known = link_power_record_load(c->opts->state_dir, f->nic->slot, &f->link_power) >= 0;
         read_port_id(c->root, f);
         read_ethtool(c, f);
 }
@@ -571,6 +574,18 @@ static void markdown(FILE *out, Context *c, const MachineFacts *mf, const char *
                 }
                 if (f->plan.ignored)
                         fprintf(out, "\nIgnored by %s:%u.\n", f->plan.ignored_by.file, f->plan.ignored_by.line);
+                if (f->plan.link_power_asked) {
+                        fprintf(out, "\n### Link power\n\nDynamic (%s:%u): %s%s.\n", f->plan.link_power_origin.file ?: "-",
+                                f->plan.link_power_origin.line, f->plan.link_power_blocked ? "not on this link, " : "runs in the daemon",
+                                f->plan.link_power_blocked ?: "");
+                        if (f->link_power_known)
+                                fprintf(out, "\n- state: %s%s%s\n- L1 on: %.0f s, off: %.0f s\n- transitions: %u\n",
+                                        f->link_power.state, f->link_power.reason[0] ? ": " : "", f->link_power.reason,
+                                        (double) f->link_power.idle_usec / 1e6, (double) f->link_power.busy_usec / 1e6,
+                                        f->link_power.transitions);
+                        else
+                                fprintf(out, "\nNo record from the daemon (not running, or the link is not up).\n");
+                }
 
                 fprintf(out, "\n### Driver statistics\n\n");
                 if (f->stats_error < 0)
@@ -718,7 +733,11 @@ static void json(FILE *out, Context *c, const MachineFacts *mf, const char *kern
                                 fputs("null", out);
                         fputc('}', out);
                 }
-                fputs("},\"statistics\":", out);
+                fputs("},\"link_power\":", out);
+                report_link_power_json(out, f->link_power_known ? &f->link_power : NULL);
+                fputs(",\"link_power_plan\":", out);
+                report_plan_link_power_json(out, &f->plan);
+                fputs(",\"statistics\":", out);
                 if (f->stats_error < 0)
                         fputs("null", out);
                 else {

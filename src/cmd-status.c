@@ -25,6 +25,7 @@ int cmd_status(const Options *o) {
                 backend_read_all(&c.backend, s[n].nic, s[n].knobs);
                 s[n].tx_timeouts_known = nic_read_tx_timeouts(c.root, s[n].nic, &s[n].tx_timeouts) >= 0;
                 s[n].tx_guard = context_tx_guard(&c, s[n].nic, &s[n].tx_timeouts);
+                s[n].link_power_known = link_power_record_load(o->state_dir, s[n].nic->slot, &s[n].link_power) >= 0;
                 n++;
         }
         if (o->json)
@@ -60,6 +61,7 @@ int cmd_metrics(const Options *o) {
                 m[n].nic = &c.nics.nics[i];
                 context_plan_nic(&c, m[n].nic, m[n].current, &m[n].plan);
                 m[n].tx_timeouts_known = nic_read_tx_timeouts(c.root, m[n].nic, &m[n].tx_timeouts) >= 0;
+                m[n].link_power_known = link_power_record_load(o->state_dir, m[n].nic->slot, &m[n].link_power) >= 0;
                 n++;
         }
         report_metrics(stdout, m, n, c.profile, c.machine.power);

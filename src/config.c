@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "config.h"
+#include "linkpower.h"
 #include "log.h"
 
 void config_defaults(Config *c) {
@@ -12,6 +13,9 @@ void config_defaults(Config *c) {
                 .restore_on_exit = true,
                 .log_level = LOG_INFO,
                 .drift = DRIFT_REASSERT,
+                .link_power = { .mode = LINK_POWER_STATIC },
+                .link_power_busy_pps = LINK_POWER_BUSY_PPS,
+                .link_power_quiet_s = LINK_POWER_QUIET_USEC / 1000000,
         };
 }
 
@@ -110,13 +114,44 @@ static void parse_ignore(Loader *l, unsigned line, const char *key, const char *
         }
 }
 
+static void parse_link_power(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {
+        LinkPowerSetting *s = dest;
+
+        if (!streq(value, "static") && !streq(value, "dynamic")) {
+                diag_add(d, l->file, line, "bad link-power \"%s\": expected static or dynamic", value);
+                return;
+        }
+        s->mode = streq(value, "static") ? LINK_POWER_STATIC : LINK_POWER_DYNAMIC;
+        s->origin = (Origin) { l->file, line };
+}
+
+static void parse_busy(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {
+        uint64_t v;
+        if (parse_u64(value, &v) < 0 || v < 1 || v > 1000000)
+                diag_add(d, l->file, line, "bad %s \"%s\": expected packets per second from 1 to 1000000", key, value);
+        else
+                *(uint64_t *) dest = v;
+}
+
+static void parse_quiet(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {
+        uint64_t v;
+        if (parse_u64(value, &v) < 0 || v < 1 || v > 3600)
+                diag_add(d, l->file, line, "bad %s \"%s\": expected seconds from 1 to 3600", key, value);
+        else
+                *(uint64_t *) dest = v;
+}
+
 /* Configuration keys as a table, as networkd and timesyncd keep theirs; knob and match-* keys come from their own tables. */
 static const ConfigKey config_keys[] = {
         { "profile", SECTION_GLOBAL, parse_profile, offsetof(Config, profile) },
         { "restore-on-exit", SECTION_GLOBAL, parse_yes_no, offsetof(Config, restore_on_exit) },
         { "log-level", SECTION_GLOBAL, parse_log_level, offsetof(Config, log_level) },
         { "drift", SECTION_GLOBAL, parse_drift, offsetof(Config, drift) },
+        { "link-power", SECTION_GLOBAL, parse_link_power, offsetof(Config, link_power) },
+        { "link-power-busy", SECTION_GLOBAL, parse_busy, offsetof(Config, link_power_busy_pps) },
+        { "link-power-quiet", SECTION_GLOBAL, parse_quiet, offsetof(Config, link_power_quiet_s) },
         { "ignore", SECTION_DEVICE, parse_ignore, 0 },
+        { "link-power", SECTION_DEVICE, parse_link_power, offsetof(ConfigDevice, link_power) },
 };
 
 void config_keys_print(FILE *f, const char *section) {
@@ -258,7 +293,8 @@ static void on_section(Loader *l, const char *file, unsigned line, const char *s
                 }
                 l->c->devices = nd;
                 l->dev_index = l->c->n_devices++;
-                nd[l->dev_index] = (ConfigDevice) { .name = strdup(section + 7), .origin = { file, line } };
+                nd[l->dev_index] = (ConfigDevice) { .name = strdup(section + 7), .origin = { file, line },
+                                                    .link_power = { .mode = -1 } };
                 l->section = SECTION_DEVICE;
         } else {
                 diag_add(d, file, line, "unknown section [%s]: expected [global] or [device NAME]", section);
@@ -350,4 +386,18 @@ int config_load_file(Config *c, const char *path, Diagnostics *d) {
 
 bool config_device_matches(const ConfigDevice *dev, const Nic *n, const Machine *m) {
         return match_test(&dev->match, n, m);
+}
+
+const LinkPowerSetting *config_link_power(const Config *c, const Nic *n, const Machine *m, bool *ret_by_device) {
+        const LinkPowerSetting *s = &c->link_power;
+        bool by_device = false;
+
+        for (size_t i = 0; i < c->n_devices; i++)
+                if (c->devices[i].link_power.mode >= 0 && config_device_matches(&c->devices[i], n, m)) {
+                        s = &c->devices[i].link_power;
+                        by_device = true;
+                }
+        if (ret_by_device)
+                *ret_by_device = by_device;
+        return s;
 }

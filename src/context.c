@@ -122,15 +122,19 @@ bool context_tx_guard(Context *c, const Nic *n, uint64_t *ret_timeouts) {
         return counted || undo_tx_guard_recorded(c->opts->state_dir, n->slot);
 }
 
-void context_plan_nic(Context *c, const Nic *n, KnobReading current[_KNOB_MAX], NicPlan *ret) {
+void context_plan_nic_with(Context *c, const Nic *n, const PlanLinkPower *link_power, KnobReading current[_KNOB_MAX], NicPlan *ret) {
         uint64_t timeouts;
         bool guard = context_tx_guard(c, n, &timeouts);
 
         backend_read_all(&c->backend, n, current);
         plan_nic(&(PlanInput) { .nic = n, .current = current, .quirks = &c->quirks, .config = &c->config,
                                 .profile = c->profile, .machine = &c->machine, .show_held_back = true,
-                                .tx_guard = guard, .tx_timeouts = timeouts },
+                                .tx_guard = guard, .tx_timeouts = timeouts, .link_power = link_power },
                  ret);
+}
+
+void context_plan_nic(Context *c, const Nic *n, KnobReading current[_KNOB_MAX], NicPlan *ret) {
+        context_plan_nic_with(c, n, NULL, current, ret);
 }
 
 void context_record_tx_guard(Context *c, const Nic *n, const NicPlan *plan) {

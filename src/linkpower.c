@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <inttypes.h>
+
 #include "linkpower.h"
 
 static const char *const state_names[_LINK_POWER_STATE_MAX] = {
@@ -53,4 +55,85 @@ bool link_power_sample(LinkPower *lp, uint64_t now_usec, uint64_t packets) {
 
 uint64_t link_power_time(const LinkPower *lp, LinkPowerState s, uint64_t now_usec) {
         return lp->time_usec[s] + (lp->state == s ? now_usec - lp->since_usec : 0);
+}
+
+void link_power_record_from(LinkPowerRecord *rec, const LinkPower *lp, uint64_t now_usec, const char *stopped) {
+        *rec = (LinkPowerRecord) {
+                .transitions = lp->transitions,
+                .idle_usec = link_power_time(lp, LINK_POWER_IDLE, now_usec),
+                .busy_usec = link_power_time(lp, LINK_POWER_BUSY, now_usec),
+        };
+        snprintf(rec->state, sizeof(rec->state), "%s", stopped ? "stopped" : link_power_state_to_string(lp->state));
+        snprintf(rec->reason, sizeof(rec->reason), "%s", stopped ?: "");
+}
+
+static int record_path(const char *state_dir, const char *slot, const char *suffix, char *buf, size_t size) {
+        int n = snprintf(buf, size, "%s/%s.linkpower%s", state_dir, slot, suffix);
+        return n < 0 || (size_t) n >= size ? -ENAMETOOLONG : 0;
+}
+
+int link_power_record_save(const char *state_dir, const char *slot, const LinkPowerRecord *rec) {
+        char path[4096], tmp[4096];
+        _cleanup_fclose_ FILE *f = NULL;
+        int r;
+
+        if ((r = record_path(state_dir, slot, "", path, sizeof(path))) < 0 ||
+            (r = record_path(state_dir, slot, ".tmp", tmp, sizeof(tmp))) < 0)
+                return r;
+        f = fopen(tmp, "we");
+        if (!f)
+                return -errno;
+        fprintf(f, "state %s\ntransitions %u\nidle_usec %" PRIu64 "\nbusy_usec %" PRIu64 "\n", rec->state, rec->transitions,
+                rec->idle_usec, rec->busy_usec);
+        if (rec->reason[0])
+                fprintf(f, "reason %s\n", rec->reason);
+        if (fflush(f) != 0 || ferror(f)) {
+                r = -errno ?: -EIO;
+                (void) unlink(tmp);
+                return r;
+        }
+        if (rename(tmp, path) < 0) {
+                r = -errno;
+                (void) unlink(tmp);
+                return r;
+        }
+        return 0;
+}
+
+int link_power_record_load(const char *state_dir, const char *slot, LinkPowerRecord *ret) {
+        LinkPowerRecord rec = {};
+        _cleanup_fclose_ FILE *f = NULL;
+        char path[4096], line[256];
+        bool state = false;
+        int r;
+
+        if ((r = record_path(state_dir, slot, "", path, sizeof(path))) < 0)
+                return r;
+        f = fopen(path, "re");
+        if (!f)
+                return -errno;
+        while (fgets(line, sizeof(line), f)) {
+                line[strcspn(line, "\n")] = '\0';
+                if (sscanf(line, "state %15s", rec.state) == 1)
+                        state = streq(rec.state, "idle") || streq(rec.state, "busy") || streq(rec.state, "stopped");
+                else if (strncmp(line, "reason ", 7) == 0)
+                        snprintf(rec.reason, sizeof(rec.reason), "%s", line + strlen("reason "));
+                else if (sscanf(line, "transitions %u", &rec.transitions) != 1 &&
+                         sscanf(line, "idle_usec %" SCNu64, &rec.idle_usec) != 1 &&
+                         sscanf(line, "busy_usec %" SCNu64, &rec.busy_usec) != 1)
+                        return -EBADMSG;
+        }
+        if (!state)
+                return -EBADMSG;
+        *ret = rec;
+        return 0;
+}
+
+int link_power_record_remove(const char *state_dir, const char *slot) {
+        char path[4096];
+        int r = record_path(state_dir, slot, "", path, sizeof(path));
+
+        if (r < 0)
+                return r;
+        return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
 }

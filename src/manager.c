@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <inttypes.h>
 #include <malloc.h>
 #include <net/if.h>
 #include <signal.h>
@@ -9,6 +10,7 @@
 #include <linux/ethtool_netlink.h>
 
 #include "apply.h"
+#include "linkpower.h"
 #include "log.h"
 #include "manager.h"
 #include "nic-log.h"
@@ -26,6 +28,14 @@ typedef struct ManagedNic {
         unsigned seen[NIC_MAX_IFNAMES];   /* the last link dump that listed the interface */
         KnobState knobs[_KNOB_MAX];
         unsigned failed, unsupported, waiting; /* of the last apply */
+        /* Dynamic link power: sampled while the link is up and the plan puts it in charge. */
+        LinkPower lp;
+        bool lp_init;                     /* lp has this configuration's parameters */
+        bool lp_active;                   /* sampled by the timer */
+        const char *lp_stopped;           /* why it stopped for this link until a reload, NULL: it did not */
+        int lp_l1_2;                      /* link/l1_2_aspm as first found, -1: not read yet */
+        uint64_t lp_expect;               /* link/l1_aspm as read back after our last apply */
+        uint64_t lp_summary_usec;
 } ManagedNic;
 
 /*
@@ -61,6 +71,8 @@ typedef struct Manager {
         sd_bus_slot *sleep_slot;
         sd_event_source *work;  /* the deferred, coalescing worker */
         sd_event_source *retry; /* a NIC's lock was busy: try again shortly */
+        sd_event_source *link_power_timer; /* one wakeup per sample period for every NIC under dynamic link power */
+        struct nl_sock *stats;             /* rtnetlink, for the packet counters it samples */
         int service_lock;       /* <state_dir>/daemon.lock, held while the daemon runs */
         unsigned writes;        /* test seam: writes so far, across every apply and restore */
         bool rescan;            /* rediscover PCI devices before working */
@@ -232,7 +244,7 @@ static int manager_rescan(Manager *m) {
                                 }
                         }
                 } else {
-                        nn[i] = (ManagedNic) { .nic = l.nics[i], .dirty = true };
+                        nn[i] = (ManagedNic) { .nic = l.nics[i], .dirty = true, .lp_l1_2 = -1 };
                         nic_identify(&nn[i].nic, &ic);
                         log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, &nn[i].nic, 0, "found");
                 }
@@ -280,6 +292,176 @@ static void manager_retry_later(Manager *m) {
                 (void) sd_event_add_time(m->event, &m->retry, CLOCK_MONOTONIC, now + 200 * 1000, 50 * 1000, on_retry, m);
 }
 
+static uint64_t now_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static bool manager_link_up(const ManagedNic *mn) {
+        for (size_t k = 0; k < mn->nic.n_ifnames; k++)
+                if (mn->up[k])
+                        return true;
+        return false;
+}
+
+static int manager_link_ifindex(const ManagedNic *mn) {
+        for (size_t k = 0; k < mn->nic.n_ifnames; k++)
+                if (mn->up[k] && mn->ifindex[k] > 0)
+                        return mn->ifindex[k];
+        return 0;
+}
+
+/* Where status, diagnose and metrics find it: the state, the time in each, the transitions. */
+static void manager_link_power_save(Manager *m, ManagedNic *mn, uint64_t now) {
+        LinkPowerRecord rec;
+        int r;
+
+        link_power_record_from(&rec, &mn->lp, now, mn->lp_stopped);
+        r = link_power_record_save(m->opts->state_dir, mn->nic.slot, &rec);
+        if (r < 0)
+                log_nic(LOG_DEBUG, R8T_MESSAGE_NIC_TUNED, &mn->nic, r, "cannot save the link power record: %m");
+}
+
+/* For this link until a reload: said once, at notice, with why. */
+static void manager_link_power_stop(Manager *m, ManagedNic *mn, const char *why) {
+        if (mn->lp_stopped)
+                return;
+        mn->lp_stopped = why;
+        mn->lp_active = false;
+        log_nic(LOG_NOTICE, R8T_MESSAGE_NIC_TUNED, &mn->nic, 0, "dynamic link power is off for this link: %s", why);
+        manager_link_power_save(m, mn, now_usec());
+}
+
+static int on_link_power(sd_event_source *s, uint64_t usec, void *userdata);
+
+/* One timer for every NIC: armed while any of them is under dynamic link power with its link up. */
+static void manager_link_power_arm(Manager *m) {
+        bool any = false;
+        uint64_t now;
+
+        for (size_t i = 0; i < m->n_nics && !any; i++)
+                any = m->nics[i].lp_active;
+        if (!any) {
+                if (m->link_power_timer)
+                        (void) sd_event_source_set_enabled(m->link_power_timer, SD_EVENT_OFF);
+                return;
+        }
+        if (m->link_power_timer && sd_event_source_get_enabled(m->link_power_timer, NULL) > 0)
+                return;
+        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
+                return;
+        /* A fifth of the period as accuracy lets the kernel batch this wakeup with others. */
+        if (!m->link_power_timer)
+                (void) sd_event_add_time(m->event, &m->link_power_timer, CLOCK_MONOTONIC, now + LINK_POWER_PERIOD_USEC,
+                                         LINK_POWER_PERIOD_USEC / 5, on_link_power, m);
+        else {
+                (void) sd_event_source_set_time(m->link_power_timer, now + LINK_POWER_PERIOD_USEC);
+                (void) sd_event_source_set_enabled(m->link_power_timer, SD_EVENT_ONESHOT);
+        }
+}
+
+/* One sample of one link: its L1 as we left it, its tx timeouts, its packets. */
+static void manager_link_power_sample(Manager *m, ManagedNic *mn, uint64_t now) {
+        char dir[64];
+        uint64_t packets, v;
+        int r;
+
+        /* Written by hand since our last write: the other writer keeps L1, said once. */
+        snprintf(dir, sizeof(dir), "bus/pci/devices/%s/link", mn->nic.slot);
+        if (sysroot_read_u64(m->c.root, dir, "l1_aspm", &v) >= 0 && v != mn->lp_expect) {
+                mn->knobs[KNOB_L1_ASPM].yielded = mn->knobs[KNOB_L1_1_ASPM].yielded = true;
+                mn->knobs[KNOB_L1_2_ASPM].yielded = mn->knobs[KNOB_L1_2_ASPM].yielded || mn->lp_l1_2 >= 0;
+                manager_link_power_stop(m, mn, v ? "link/l1_aspm was set to 1 outside r8169-tuned"
+                                                 : "link/l1_aspm was set to 0 outside r8169-tuned");
+                return;
+        }
+        /* A tx timeout stops it at once: the apply that follows puts the link under the guard. */
+        if (nic_read_tx_timeouts(m->c.root, &mn->nic, &v) >= 0 && v > 0) {
+                mn->lp_active = false;
+                manager_mark_dirty(m, mn);
+                return;
+        }
+        if (!m->stats) {
+                r = rtnl_stats_open(&m->stats);
+                if (r < 0) {
+                        log_nic(LOG_WARNING, R8T_MESSAGE_NIC_TUNED, &mn->nic, r, "cannot read packet counters: %m");
+                        return;
+                }
+        }
+        r = rtnl_link_packets(m->stats, manager_link_ifindex(mn), &packets);
+        if (r < 0) {
+                /* Gone between the link's notification and now: the notification that follows decides. */
+                log_nic(LOG_DEBUG, R8T_MESSAGE_NIC_TUNED, &mn->nic, r, "cannot read its packet counters: %m");
+                return;
+        }
+        if (link_power_sample(&mn->lp, now, packets)) {
+                log_nic(LOG_DEBUG, R8T_MESSAGE_NIC_TUNED, &mn->nic, 0, "link power: %s, L1 %s",
+                        link_power_state_to_string(mn->lp.state), mn->lp.state == LINK_POWER_BUSY ? "off" : "on");
+                manager_link_power_save(m, mn, now);
+                manager_mark_dirty(m, mn);
+        }
+        if (now - mn->lp_summary_usec >= 3600ull * 1000000) {
+                uint64_t idle = link_power_time(&mn->lp, LINK_POWER_IDLE, now), busy = link_power_time(&mn->lp, LINK_POWER_BUSY, now);
+
+                log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, &mn->nic, 0, "link power: L1 on %.1f%% of %.1f h, %u transitions",
+                        100.0 * (double) idle / (double) (idle + busy + 1), (double) (idle + busy) / 3600e6, mn->lp.transitions);
+                mn->lp_summary_usec = now;
+                manager_link_power_save(m, mn, now);
+        }
+}
+
+static int on_link_power(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        uint64_t now = now_usec();
+
+        for (size_t i = 0; i < m->n_nics; i++)
+                if (m->nics[i].lp_active)
+                        manager_link_power_sample(m, &m->nics[i], now);
+        /* From the planned time, not from now: the period does not drift by the slack. */
+        (void) sd_event_source_set_time(s, usec + LINK_POWER_PERIOD_USEC);
+        (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        manager_link_power_arm(m);
+        manager_schedule(m);
+        return 0;
+}
+
+/* Before a plan: the parameters of this configuration, once per NIC and configuration. */
+static void manager_link_power_prepare(Manager *m, ManagedNic *mn) {
+        LinkPowerParams p = { LINK_POWER_PERIOD_USEC, m->c.config.link_power_busy_pps,
+                              m->c.config.link_power_quiet_s * 1000000 };
+
+        if (mn->lp_init)
+                return;
+        link_power_init(&mn->lp, &p, now_usec());
+        mn->lp_summary_usec = now_usec();
+        mn->lp_init = true;
+}
+
+/* After the apply: in charge or not, what L1 holds now, and whether the timer runs. */
+static void manager_link_power_applied(Manager *m, ManagedNic *mn, const NicPlan *plan, const KnobReading current[_KNOB_MAX]) {
+        char dir[64];
+        uint64_t v;
+
+        if (plan->link_power_asked && plan->link_power_blocked)
+                manager_link_power_stop(m, mn, plan->link_power_blocked);
+        if (plan->link_power < 0) {
+                mn->lp_active = false;
+                manager_link_power_arm(m);
+                return;
+        }
+        /* L1.2 as found, before link power ever turned L1 off (which masks L1.2 with it). */
+        if (mn->lp_l1_2 < 0 && mn->lp.transitions == 0 && current[KNOB_L1_2_ASPM].status == KNOB_STATUS_OK)
+                mn->lp_l1_2 = current[KNOB_L1_2_ASPM].value != 0;
+        snprintf(dir, sizeof(dir), "bus/pci/devices/%s/link", mn->nic.slot);
+        /* What the kernel made of our write (policy default cannot turn on what the BIOS left off). */
+        mn->lp_expect = sysroot_read_u64(m->c.root, dir, "l1_aspm", &v) >= 0 ? v : plan->link_power == LINK_POWER_IDLE;
+        if (!mn->lp_active && manager_link_up(mn))
+                manager_link_power_save(m, mn, now_usec());
+        mn->lp_active = manager_link_up(mn);
+        manager_link_power_arm(m);
+}
+
 static void manager_apply(Manager *m, ManagedNic *mn) {
         ApplyContext ac = { .backend = &m->c.backend, .state_dir = m->opts->state_dir, .knobs = mn->knobs,
                             .daemon = true, .give_back = true, .writes = m->writes,
@@ -300,7 +482,9 @@ static void manager_apply(Manager *m, ManagedNic *mn) {
                         manager_retry_later(m);
                 return;
         }
-        context_plan_nic(&m->c, &mn->nic, current, &plan);
+        manager_link_power_prepare(m, mn);
+        context_plan_nic_with(&m->c, &mn->nic, mn->lp_stopped ? NULL : &(PlanLinkPower) { mn->lp.state, mn->lp_l1_2 },
+                              current, &plan);
         context_record_tx_guard(&m->c, &mn->nic, &plan);
         /* drift = leave: what another tool took over stays with it until a reload. */
         for (size_t i = 0; i < plan.n; i++)
@@ -311,6 +495,7 @@ static void manager_apply(Manager *m, ManagedNic *mn) {
         ac.l1_guard = plan.tx_guard;
         (void) apply_nic(&ac, &mn->nic, &plan, &st);
         m->writes = ac.writes;
+        manager_link_power_applied(m, mn, &plan, current);
 
         for (int i = 0; i < _KNOB_MAX; i++)
                 mn->knobs[i].desired_set = false;
@@ -475,6 +660,11 @@ static void manager_link_changed(Manager *m, ManagedNic *mn, size_t k, const cha
         }
         mn->ifindex[k] = ifindex;
         mn->up[k] = up;
+        /* No samples, and no wakeups, while the link is down. */
+        if (!manager_link_up(mn) && mn->lp_active) {
+                mn->lp_active = false;
+                manager_link_power_arm(m);
+        }
 }
 
 static void manager_link_removed(ManagedNic *mn, size_t k, int ifindex) {
@@ -660,6 +850,8 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
         for (size_t i = 0; i < m->n_nics; i++) {
                 for (int k = 0; k < _KNOB_MAX; k++)
                         m->nics[i].knobs[k].yielded = m->nics[i].knobs[k].drift_logged = false;
+                m->nics[i].lp_stopped = NULL;
+                m->nics[i].lp_init = false;
         }
         log_info("Configuration reloaded.");
         m->c.profile = _PROFILE_INVALID;
@@ -688,11 +880,7 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
                         uint64_t spent_ms, timeouts;
                         _cleanup_close_ int lock = -1;
 
-                        {
-                                struct timespec ts;
-                                clock_gettime(CLOCK_MONOTONIC, &ts);
-                                now = (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-                        }
+                        now = now_usec();
                         spent_ms = start && now > start ? (now - start) / 1000 : 0;
                         lock = undo_lock_nic(m->opts->state_dir, m->nics[i].nic.slot,
                                              spent_ms < 10 * 1000 ? (unsigned) (10 * 1000 - spent_ms) : 0);
@@ -709,10 +897,16 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
                          st.restored == 1 ? "" : "s", st.left_alone, st.failed);
         } else
                 log_info("Stopped; tuned values stay (restore-on-exit = no).");
+        /* Nobody samples any more: a record left behind would tell status of a daemon that is gone. */
+        for (size_t i = 0; i < m->n_nics; i++)
+                (void) link_power_record_remove(m->opts->state_dir, m->nics[i].nic.slot);
         return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
 static void manager_free(Manager *m) {
+        sd_event_source_unref(m->link_power_timer);
+        if (m->stats)
+                nl_socket_free(m->stats);
         sd_event_source_unref(m->retry);
         closep(&m->service_lock);
         sd_event_source_unref(m->work);

@@ -61,6 +61,9 @@ int log_nic_knob(int level, const char *message_id, const Nic *n, KnobId knob, c
         if (why && why->kind == PROVENANCE_QUIRK) {
                 field(&f, "QUIRK=%s", why->quirk->id);
                 snprintf(prov, sizeof(prov), " (quirk %s)", why->quirk->id);
+        } else if (why && why->kind == PROVENANCE_LINK_POWER) {
+                field(&f, "LINK_POWER=dynamic");
+                snprintf(prov, sizeof(prov), " (link-power dynamic)");
         } else if (why && why->kind == PROVENANCE_GUARD) {
                 field(&f, "GUARD=tx-timeout");
                 snprintf(prov, sizeof(prov), " (tx-timeout guard)");

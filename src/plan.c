@@ -22,10 +22,74 @@ const char *plan_provenance_string(const Provenance *p, char *buf, size_t size) 
         case PROVENANCE_GUARD:
                 snprintf(buf, size, "tx-timeout guard");
                 break;
+        case PROVENANCE_LINK_POWER:
+                snprintf(buf, size, "link-power dynamic");
+                break;
         default:
                 snprintf(buf, size, "-");
         }
         return buf;
+}
+
+/*
+ * Dynamic link power, where asked and allowed: L1 and L1.1 follow the link's load, L1.2
+ * and clkpm stay the quirk database's. Not where the link/ attributes are missing, not on
+ * a link that had a tx timeout, not where a quirk marks the chip static (unless a [device]
+ * section asks for it by name), not where a quirk or the configuration decides L1. The
+ * kernel masks L1.2 with L1 (aspm.c: disabling L1 disables its substates, enabling L1
+ * does not bring them back), so an L1.2 nothing decides is written with L1: off with it,
+ * and back to what it was when L1 comes back.
+ */
+static void plan_link_power(const PlanInput *in, NicPlan *ret, bool set[_KNOB_MAX], const bool skip[_KNOB_MAX],
+                            uint64_t value[_KNOB_MAX], Provenance why[_KNOB_MAX]) {
+        const LinkPowerSetting *setting;
+        const PlanLinkPower *lp = in->link_power;
+        bool by_device = false;
+
+        ret->link_power = -1;
+        setting = in->config ? config_link_power(in->config, in->nic, in->machine, &by_device) : NULL;
+        if (!setting || setting->mode != LINK_POWER_DYNAMIC)
+                return;
+        ret->link_power_asked = true;
+        ret->link_power_origin = setting->origin;
+        ret->link_power_busy_pps = in->config->link_power_busy_pps;
+        ret->link_power_quiet_s = in->config->link_power_quiet_s;
+        for (size_t i = 0; in->quirks && i < in->quirks->n && !ret->link_power_quirk; i++) {
+                const Quirk *q = &in->quirks->quirks[i];
+                if (q->link_power_static && q->profiles[in->profile] && quirk_matches(q, in->nic, in->machine))
+                        ret->link_power_quirk = q;
+        }
+
+        if (in->current[KNOB_L1_ASPM].status != KNOB_STATUS_OK)
+                ret->link_power_blocked = "this link has no link/l1_aspm attribute";
+        else if (in->tx_guard)
+                ret->link_power_blocked = "the link had a tx timeout";
+        else if (ret->link_power_quirk && !by_device)
+                ret->link_power_blocked = "a quirk marks L1 unsafe to switch on this chip";
+        else if (set[KNOB_L1_ASPM] || set[KNOB_L1_1_ASPM] || skip[KNOB_L1_ASPM])
+                ret->link_power_blocked = why[KNOB_L1_ASPM].kind == PROVENANCE_CONFIG || why[KNOB_L1_1_ASPM].kind == PROVENANCE_CONFIG
+                                                  ? "the configuration sets L1 for this NIC"
+                                                  : "a quirk sets L1 for this chip";
+        if (ret->link_power_blocked || !lp)
+                return;
+
+        static const KnobId l1[] = { KNOB_L1_ASPM, KNOB_L1_1_ASPM, KNOB_L1_2_ASPM };
+        for (size_t i = 0; i < ELEMENTSOF(l1); i++) {
+                KnobId k = l1[i];
+                bool on = lp->state == LINK_POWER_IDLE;
+
+                if (in->current[k].status != KNOB_STATUS_OK)
+                        continue;
+                if (k == KNOB_L1_2_ASPM) {
+                        if (set[k] || skip[k] || lp->l1_2 < 0)
+                                continue; /* the quirk database's, or not known: left alone */
+                        on = on && lp->l1_2 == 1;
+                }
+                set[k] = true;
+                value[k] = on;
+                why[k] = (Provenance) { .kind = PROVENANCE_LINK_POWER };
+        }
+        ret->link_power = lp->state;
 }
 
 void plan_nic(const PlanInput *in, NicPlan *ret) {
@@ -83,6 +147,8 @@ void plan_nic(const PlanInput *in, NicPlan *ret) {
                 ret->n = 0;
                 return;
         }
+
+        plan_link_power(in, ret, set, skip, value, why);
 
         /*
          * The tx-timeout guard, above every profile, quirk and override: a link that

@@ -39,7 +39,7 @@ typedef struct Loader {
 } Loader;
 
 enum {
-        KEY_PROFILES = _KNOB_MAX, KEY_REASON, KEY_REFERENCE, KEY_SKIP, KEY_MATCH, KEY_KERNEL_DEFAULT_SINCE,
+        KEY_PROFILES = _KNOB_MAX, KEY_REASON, KEY_REFERENCE, KEY_SKIP, KEY_MATCH, KEY_KERNEL_DEFAULT_SINCE, KEY_LINK_POWER,
 };
 
 static int key_index(const char *key) {
@@ -48,7 +48,7 @@ static int key_index(const char *key) {
                 int idx;
         } keys[] = {
                 { "profiles", KEY_PROFILES }, { "reason", KEY_REASON }, { "reference", KEY_REFERENCE }, { "skip", KEY_SKIP },
-                { "kernel-default-since", KEY_KERNEL_DEFAULT_SINCE },
+                { "kernel-default-since", KEY_KERNEL_DEFAULT_SINCE }, { "link-power", KEY_LINK_POWER },
         };
         KnobId k = knob_from_name(key);
 
@@ -188,9 +188,10 @@ static void on_quirk_line(void *userdata, const char *file, unsigned line, const
 
         idx = key_index(key);
         if (idx < 0) {
-                const char *candidates[_KNOB_MAX + 24] = { "profiles", "reason", "reference", "skip", "kernel-default-since" }, *guess;
+                const char *candidates[_KNOB_MAX + 24] = { "profiles", "reason", "reference", "skip", "kernel-default-since",
+                                                              "link-power" }, *guess;
                 char mbuf[512];
-                size_t nc = 5;
+                size_t nc = 6;
 
                 for (int i = 0; i < _KNOB_MAX; i++)
                         candidates[nc++] = knob_get(i)->name;
@@ -257,6 +258,13 @@ static void on_quirk_line(void *userdata, const char *file, unsigned line, const
                 if (kernel_version_parse_strict(value, &q->kernel_default_since) < 0)
                         diag_add(d, file, line, "bad kernel-default-since \"%s\": expected a kernel release like 6.2", value);
                 break;
+        case KEY_LINK_POWER:
+                /* Only a way to keep dynamic link power away from a chip: L1 unsafe there. */
+                if (streq(value, "static"))
+                        q->link_power_static = true;
+                else
+                        diag_add(d, file, line, "bad link-power \"%s\": a quirk can only keep a chip static", value);
+                break;
         case KEY_MATCH: {
                 char err[256];
                 r = match_parse(&q->match, key, value, err, sizeof(err));
@@ -276,6 +284,7 @@ static void quirk_check(Quirk *q, Diagnostics *d) {
 
         for (int k = 0; k < _KNOB_MAX; k++)
                 any_knob = any_knob || q->set[k] || q->skip[k];
+        any_knob = any_knob || q->link_power_static;
         for (int p = 0; p < _PROFILE_MAX; p++)
                 any_profile = any_profile || q->profiles[p];
         if (q->match.n_xids == 0)

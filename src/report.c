@@ -75,6 +75,16 @@ static const char *reading_cause(const KnobReading *r, char *buf, size_t size) {
         return buf;
 }
 
+void report_link_power_text(FILE *f, const LinkPowerRecord *rec) {
+        if (streq(rec->state, "stopped")) {
+                fprintf(f, "  link power: dynamic, off for this link: %s\n", rec->reason);
+                return;
+        }
+        fprintf(f, "  link power: dynamic, %s (L1 %s); L1 on %.0f s, off %.0f s, %u transitions\n", rec->state,
+                streq(rec->state, "busy") ? "off" : "on", (double) rec->idle_usec / 1e6, (double) rec->busy_usec / 1e6,
+                rec->transitions);
+}
+
 void report_status_text(FILE *f, const NicStatus *s, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 const Nic *nic = s[i].nic;
@@ -106,6 +116,8 @@ void report_status_text(FILE *f, const NicStatus *s, size_t n) {
                                 s[i].tx_timeouts);
                 else if (s[i].tx_timeouts_known)
                         fprintf(f, "  tx timeouts: %" PRIu64 "\n", s[i].tx_timeouts);
+                if (s[i].link_power_known)
+                        report_link_power_text(f, &s[i].link_power);
                 fputs("  knobs:\n", f);
                 for (int k = 0; k < _KNOB_MAX; k++) {
                         const KnobReading *r = &s[i].knobs[k];
@@ -257,6 +269,18 @@ void report_link_json(FILE *f, const char *key, const PciLink *l) {
                 l->l1ss_cap, l->l1ss_ctl1);
 }
 
+void report_link_power_json(FILE *f, const LinkPowerRecord *rec) {
+        if (!rec) {
+                fputs("null", f);
+                return;
+        }
+        fputc('{', f);
+        json_kv_str(f, "state", rec->state, true);
+        json_kv_str(f, "reason", rec->reason[0] ? rec->reason : NULL, true);
+        fprintf(f, "\"transitions\":%u,\"l1_on_seconds\":%.3f,\"l1_off_seconds\":%.3f}", rec->transitions,
+                (double) rec->idle_usec / 1e6, (double) rec->busy_usec / 1e6);
+}
+
 void report_status_json(FILE *f, const NicStatus *s, size_t n) {
         fprintf(f, "{\"schema\":%d,\"nics\":[", REPORT_JSON_SCHEMA);
         for (size_t i = 0; i < n; i++) {
@@ -269,6 +293,8 @@ void report_status_json(FILE *f, const NicStatus *s, size_t n) {
                 else
                         fputs(",\"tx_timeouts\":null", f);
                 fprintf(f, ",\"tx_timeout_guard\":%s", s[i].tx_guard ? "true" : "false");
+                fputs(",\"link_power\":", f);
+                report_link_power_json(f, s[i].link_power_known ? &s[i].link_power : NULL);
                 fputs(",\"knobs\":{", f);
                 for (int k = 0; k < _KNOB_MAX; k++) {
                         if (k)
@@ -288,7 +314,8 @@ static void provenance_json(FILE *f, const Provenance *p) {
         bool cfg = p->kind == PROVENANCE_CONFIG;
 
         json_kv_str(f, "source",
-                    p->kind == PROVENANCE_QUIRK ? "quirk" : p->kind == PROVENANCE_GUARD ? "tx-timeout-guard" : cfg ? "config" : NULL,
+                    p->kind == PROVENANCE_QUIRK ? "quirk" : p->kind == PROVENANCE_GUARD ? "tx-timeout-guard"
+                    : p->kind == PROVENANCE_LINK_POWER ? "link-power" : cfg ? "config" : NULL,
                     true);
         json_kv_str(f, "quirk", q ? q->id : NULL, true);
         json_kv_str(f, "reason", q ? q->reason : NULL, true);
@@ -353,6 +380,50 @@ static void plan_item_json(FILE *f, const PlanItem *it, bool comma, const char *
 }
 
 /* Why a fix of the performance profile is not applied: "performance profile only; on battery". */
+/* null, or what link-power = dynamic asked for this NIC and whether it runs here. */
+void report_plan_link_power_json(FILE *f, const NicPlan *p) {
+        if (!p->link_power_asked) {
+                fputs("null", f);
+                return;
+        }
+        fputs("{\"mode\":\"dynamic\",", f);
+        json_kv_str(f, "file", p->link_power_origin.file, true);
+        if (p->link_power_origin.file)
+                fprintf(f, "\"line\":%u,", p->link_power_origin.line);
+        else
+                fputs("\"line\":null,", f);
+        fprintf(f, "\"busy_packets_per_second\":%" PRIu64 ",\"quiet_seconds\":%" PRIu64 ",\"runs\":%s,", p->link_power_busy_pps,
+                p->link_power_quiet_s, p->link_power_blocked ? "false" : "true");
+        json_kv_str(f, "blocked", p->link_power_blocked, true);
+        json_kv_str(f, "quirk", p->link_power_quirk ? p->link_power_quirk->id : NULL, false);
+        fputc('}', f);
+}
+
+/* The same in words: where it runs, what it does; where it cannot, why (and the quirk's reason). */
+static void plan_link_power_text(FILE *f, const NicPlan *p) {
+        char line[1024], where[300] = "";
+
+        if (!p->link_power_asked)
+                return;
+        if (p->link_power_origin.file)
+                snprintf(where, sizeof(where), " (%s:%u)", p->link_power_origin.file, p->link_power_origin.line);
+        if (!p->link_power_blocked)
+                snprintf(line, sizeof(line),
+                         "dynamic%s: the daemon turns L1 and L1.1 off when the link carries more than %" PRIu64
+                         " packets/s and on again after %" PRIu64 " s below that",
+                         where, p->link_power_busy_pps, p->link_power_quiet_s);
+        else
+                snprintf(line, sizeof(line), "dynamic asked%s, but not for this link: %s%s%s%s", where, p->link_power_blocked,
+                         p->link_power_quirk ? " (quirk " : "", p->link_power_quirk ? p->link_power_quirk->id : "",
+                         p->link_power_quirk ? ")" : "");
+        print_wrapped(f, "  link power:", "    ", line);
+        if (p->link_power_blocked && p->link_power_quirk) {
+                print_wrapped(f, "    reason:", "      ", p->link_power_quirk->reason);
+                print_wrapped(f, "    see:", "      ", p->link_power_quirk->reference);
+                fputs("    a [device] section naming this NIC with link-power = dynamic overrides the quirk\n", f);
+        }
+}
+
 static const char *held_back_because(const PlanReport *r, char *buf, size_t size) {
         if (r->configured == PROFILE_BALANCED)
                 snprintf(buf, size, "performance profile only; on battery, balanced uses powersave");
@@ -395,7 +466,9 @@ void report_plan_json(FILE *f, const PlanReport *r) {
                 for (size_t j = 0; j < p->n_guarded; j++)
                         plan_item_json(f, &p->guarded[j], j > 0, "tx-timeout guard: this link timed out");
                 /* Entries of the profile that would apply, but were written for another driver. */
-                fputs("],\"other_driver\":[", f);
+                fputs("],\"link_power\":", f);
+                report_plan_link_power_json(f, p);
+                fputs(",\"other_driver\":[", f);
                 for (size_t j = 0; j < p->n_other_driver; j++) {
                         const Quirk *q = p->other_driver[j];
                         fputs(j ? ",{" : "{", f);
@@ -501,6 +574,7 @@ void report_plan_text(FILE *f, const PlanReport *r) {
                         fprintf(f, "  %-8s %-21s %-16s %s (not turned on: tx-timeout guard)\n", "guarded",
                                 knob_get(p->guarded[j].knob)->name, "stays off",
                                 plan_provenance_string(&p->guarded[j].why, prov, sizeof(prov)));
+                plan_link_power_text(f, p);
                 for (size_t j = 0; j < p->n_other_driver; j++) {
                         char drivers[128], line[512];
                         snprintf(line, sizeof(line),
@@ -565,6 +639,8 @@ void report_quirk_text(FILE *f, const Quirk *q) {
                 if (q->skip[k])
                         fprintf(f, "  %s: not touched\n", knob_get(k)->name);
         }
+        if (q->link_power_static)
+                fputs("  link-power = static (dynamic link power does not switch L1 on this chip)\n", f);
         fprintf(f, "  reason: %s\n  reference: %s\n", q->reason, q->reference);
 }
 
@@ -634,6 +710,7 @@ void report_quirk_json(FILE *f, const Quirk *q) {
         } else
                 fputs("null", f);
         fputc(',', f);
+        json_kv_str(f, "link_power", q->link_power_static ? "static" : NULL, true);
         json_kv_str(f, "reason", q->reason, true);
         fputs("\"reference\":", f);
         report_words_json(f, q->reference);
@@ -756,5 +833,35 @@ void report_metrics(FILE *f, const NicMetrics *m, size_t n, Profile profile, Pow
                 fputs("r8169_tuned_tx_timeout_guard{", f);
                 prom_nic_labels(f, m[i].nic);
                 fprintf(f, "} %d\n", m[i].plan.tx_guard);
+        }
+        prom_header(f, "r8169_tuned_link_power_l1_on", "gauge",
+                    "Dynamic link power: 1 while it keeps L1 on (the link is quiet), 0 while L1 is off for load.");
+        for (size_t i = 0; i < n; i++) {
+                if (!m[i].link_power_known || streq(m[i].link_power.state, "stopped"))
+                        continue;
+                fputs("r8169_tuned_link_power_l1_on{", f);
+                prom_nic_labels(f, m[i].nic);
+                fprintf(f, "} %d\n", streq(m[i].link_power.state, "idle"));
+        }
+        prom_header(f, "r8169_tuned_link_power_transitions_total", "counter",
+                    "Dynamic link power: L1 turned off or on since the daemon started.");
+        for (size_t i = 0; i < n; i++) {
+                if (!m[i].link_power_known)
+                        continue;
+                fputs("r8169_tuned_link_power_transitions_total{", f);
+                prom_nic_labels(f, m[i].nic);
+                fprintf(f, "} %u\n", m[i].link_power.transitions);
+        }
+        prom_header(f, "r8169_tuned_link_power_seconds_total", "counter",
+                    "Dynamic link power: time with L1 on (state=\"l1_on\") and off for load (state=\"l1_off\").");
+        for (size_t i = 0; i < n; i++) {
+                if (!m[i].link_power_known)
+                        continue;
+                for (int on = 1; on >= 0; on--) {
+                        fputs("r8169_tuned_link_power_seconds_total{", f);
+                        prom_nic_labels(f, m[i].nic);
+                        prom_label(f, "state", on ? "l1_on" : "l1_off", true);
+                        fprintf(f, "} %.3f\n", (double) (on ? m[i].link_power.idle_usec : m[i].link_power.busy_usec) / 1e6);
+                }
         }
 }

@@ -122,7 +122,8 @@ journal_json() { journalctl -D "$JOURNAL_DIR" -o json --no-pager "$@" 2>/dev/nul
 # daemon_start FIXTURE CONFIG [VAR=VALUE...] -> runs "r8169-tuned daemon" on FIXTURE as the
 # service does (journal logging, a NOTIFY_SOCKET listened to as systemd does, the shipped
 # quirks) and waits for READY=1. DPID is its PID, $TMP/notify what it notified, one line each.
-# daemon_stop: SIGTERM, then DRC is its exit status. R8T_WRAPPER (e.g. valgrind) wraps it.
+# daemon_stop: SIGTERM, then DRC is its exit status. R8T_WRAPPER (e.g. valgrind) wraps it;
+# the array DAEMON_ARGS holds more options for it (e.g. --kernel-release).
 daemon_start() {
         local fx=$1 conf=$2; shift 2
         : >"$TMP/notify"
@@ -132,7 +133,8 @@ daemon_start() {
         cleanup_hooks+=("kill $NPID 2>/dev/null")
         wait_for 10 test -S "$TMP/notify.sock"
         env NOTIFY_SOCKET="$TMP/notify.sock" "$@" ${R8T_WRAPPER:-} "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" \
-                --quirks "$SRCDIR/conf/quirks.d" --config "$conf" --state-dir "$TMP/state" --log-target journal daemon &
+                --quirks "$SRCDIR/conf/quirks.d" --config "$conf" --state-dir "$TMP/state" --log-target journal \
+                ${DAEMON_ARGS[@]+"${DAEMON_ARGS[@]}"} daemon &
         DPID=$!
         cleanup_hooks+=("kill $DPID 2>/dev/null")
         wait_for 60 notified READY=1 || fail "daemon: no READY=1"

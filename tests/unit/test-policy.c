@@ -310,7 +310,7 @@ static void test_plan(void **state) {
         cur[KNOB_TSO] = (KnobReading) { .status = KNOB_STATUS_NO_INTERFACE, .error = -ENODEV };
 
         /* performance, no config: clkpm 1 -> 0, both L1 substates off, deepest first */
-        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_PERFORMANCE, &m, false, false, 0 }, &p);
+        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_PERFORMANCE, &m, false, false, 0, NULL }, &p);
         it = find_item(&p, KNOB_CLKPM);
         assert_int_equal(it->action, PLAN_CHANGE);
         assert_int_equal(it->desired, 0);
@@ -324,12 +324,12 @@ static void test_plan(void **state) {
         assert_null(find_item(&p, KNOB_SG)); /* unset is not zero: nobody asked */
 
         /* powersave: the performance-only quirk is out, the other stays */
-        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_POWERSAVE, &m, false, false, 0 }, &p);
+        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_POWERSAVE, &m, false, false, 0, NULL }, &p);
         assert_null(find_item(&p, KNOB_CLKPM));
         assert_non_null(find_item(&p, KNOB_TSO));
 
         /* config beats the quirk and says which line and which quirk */
-        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m, false, false, 0 }, &p);
+        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m, false, false, 0, NULL }, &p);
         it = find_item(&p, KNOB_CLKPM);
         assert_int_equal(it->action, PLAN_KEEP);
         assert_int_equal(it->desired, 1);
@@ -340,21 +340,105 @@ static void test_plan(void **state) {
 
         /* a config section that does not match changes nothing */
         dev.match.interface = "wl*";
-        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m, false, false, 0 }, &p);
+        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m, false, false, 0, NULL }, &p);
         assert_int_equal(find_item(&p, KNOB_CLKPM)->why.kind, PROVENANCE_QUIRK);
 
         /* ignore = yes: nothing planned at all */
         dev.match.interface = "enp1s0";
         dev.ignore = true;
         dev.ignore_origin = (Origin) { "/etc/x.conf", 3 };
-        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m, false, false, 0 }, &p);
+        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m, false, false, 0, NULL }, &p);
         assert_true(p.ignored);
         assert_int_equal(p.n, 0);
 
         /* an unidentified NIC matches no quirk */
         nic.xid = CHIP_XID_INVALID;
-        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_PERFORMANCE, &m, false, false, 0 }, &p);
+        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_PERFORMANCE, &m, false, false, 0, NULL }, &p);
         assert_int_equal(p.n, 0);
+}
+
+/* Dynamic link power in the plan: where it may run, what each state writes, the L1.2 it gives back. */
+static void test_plan_link_power(void **state) {
+        Nic nic = { .slot = "0000:01:00.0", .ifnames = { "enp1s0" }, .n_ifnames = 1, .xid = 0x541, .vendor = 0x10ec, .device = 0x8168 };
+        KnobReading cur[_KNOB_MAX] = {};
+        Quirk unsafe = q_all;
+        QuirkDb db = { .quirks = &unsafe, .n = 1 };
+        Machine m = {};
+        ConfigDevice dev = { .name = "here", .match.slot = "0000:01:00.0", .link_power = { -1 } };
+        Config cfg = { .link_power = { LINK_POWER_DYNAMIC, { "/etc/x.conf", 3 } }, .link_power_busy_pps = 100,
+                       .link_power_quiet_s = 30, .devices = &dev, .n_devices = 1 };
+        PlanLinkPower busy = { LINK_POWER_BUSY, 1 }, idle = { LINK_POWER_IDLE, 1 };
+        PlanInput in = { .nic = &nic, .current = cur, .quirks = &db, .config = &cfg, .profile = PROFILE_POWERSAVE, .machine = &m };
+        NicPlan p;
+
+        for (int k = 0; k < _KNOB_MAX; k++)
+                cur[k] = (KnobReading) { .status = KNOB_STATUS_OK, .value = 1 };
+
+        /* The CLI: asked, runs (no quirk marks the chip), nothing planned for L1. */
+        plan_nic(&in, &p);
+        assert_true(p.link_power_asked);
+        assert_null(p.link_power_blocked);
+        assert_int_equal(p.link_power, -1);
+        assert_null(find_item(&p, KNOB_L1_ASPM));
+        assert_int_equal(p.link_power_origin.line, 3);
+
+        /* Busy: L1, L1.1 and L1.2 off; quiet: on, and L1.2 back to what it was. */
+        in.link_power = &busy;
+        plan_nic(&in, &p);
+        assert_int_equal(p.link_power, LINK_POWER_BUSY);
+        assert_int_equal(find_item(&p, KNOB_L1_ASPM)->desired, 0);
+        assert_int_equal(find_item(&p, KNOB_L1_1_ASPM)->desired, 0);
+        assert_int_equal(find_item(&p, KNOB_L1_2_ASPM)->desired, 0);
+        assert_int_equal(find_item(&p, KNOB_L1_ASPM)->why.kind, PROVENANCE_LINK_POWER);
+        assert_null(find_item(&p, KNOB_CLKPM)); /* clkpm is the quirk database's */
+        in.link_power = &idle;
+        idle.l1_2 = 0;
+        plan_nic(&in, &p);
+        assert_int_equal(find_item(&p, KNOB_L1_ASPM)->desired, 1);
+        assert_int_equal(find_item(&p, KNOB_L1_1_ASPM)->desired, 1);
+        assert_int_equal(find_item(&p, KNOB_L1_2_ASPM)->desired, 0); /* it was off: it stays off */
+        idle.l1_2 = -1;
+        plan_nic(&in, &p);
+        assert_null(find_item(&p, KNOB_L1_2_ASPM)); /* not known: left alone */
+
+        /* A quirk deciding L1.2 keeps it. */
+        unsafe.set[KNOB_L1_2_ASPM] = true;
+        unsafe.value[KNOB_L1_2_ASPM] = 0;
+        in.link_power = &busy;
+        plan_nic(&in, &p);
+        assert_int_equal(find_item(&p, KNOB_L1_2_ASPM)->why.kind, PROVENANCE_QUIRK);
+        unsafe.set[KNOB_L1_2_ASPM] = false;
+
+        /* A quirk marking the chip static: not from [global], but a [device] naming it may. */
+        unsafe.link_power_static = true;
+        plan_nic(&in, &p);
+        assert_string_equal(p.link_power_blocked, "a quirk marks L1 unsafe to switch on this chip");
+        assert_ptr_equal(p.link_power_quirk, &unsafe);
+        assert_null(find_item(&p, KNOB_L1_ASPM));
+        dev.link_power = (LinkPowerSetting) { LINK_POWER_DYNAMIC, { "/etc/x.conf", 9 } };
+        plan_nic(&in, &p);
+        assert_null(p.link_power_blocked);
+        assert_int_equal(p.link_power_origin.line, 9);
+        assert_int_equal(find_item(&p, KNOB_L1_ASPM)->desired, 0);
+        /* ... and one saying static wins over [global]. */
+        dev.link_power.mode = LINK_POWER_STATIC;
+        plan_nic(&in, &p);
+        assert_false(p.link_power_asked);
+        dev.link_power.mode = LINK_POWER_DYNAMIC;
+
+        /* The configuration setting L1 itself, a tx timeout, no link/ attributes: not here. */
+        dev.set[KNOB_L1_ASPM] = true;
+        plan_nic(&in, &p);
+        assert_string_equal(p.link_power_blocked, "the configuration sets L1 for this NIC");
+        dev.set[KNOB_L1_ASPM] = false;
+        in.tx_guard = true;
+        plan_nic(&in, &p);
+        assert_string_equal(p.link_power_blocked, "the link had a tx timeout");
+        assert_int_equal(find_item(&p, KNOB_L1_ASPM)->why.kind, PROVENANCE_GUARD);
+        in.tx_guard = false;
+        cur[KNOB_L1_ASPM] = (KnobReading) { .status = KNOB_STATUS_ABSENT, .error = -ENOENT };
+        plan_nic(&in, &p);
+        assert_string_equal(p.link_power_blocked, "this link has no link/l1_aspm attribute");
 }
 
 static void test_profile_resolve(void **state) {
@@ -379,7 +463,7 @@ int main(void) {
                 cmocka_unit_test(test_config_ok),          cmocka_unit_test(test_config_every_complaint),
                 cmocka_unit_test(test_config_duplicates), cmocka_unit_test(test_match_forms), cmocka_unit_test(test_config_dropins),     cmocka_unit_test(test_quirk_complaints),
                 cmocka_unit_test(test_quirk_override_dir),
-                cmocka_unit_test(test_xid_match_semantics), cmocka_unit_test(test_plan),
+                cmocka_unit_test(test_xid_match_semantics), cmocka_unit_test(test_plan), cmocka_unit_test(test_plan_link_power),
                 cmocka_unit_test(test_profile_resolve),
         };
         return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Dynamic link power under the running daemon (real udevd and journald): a fixture NIC on a
+# real veth whose peer lives in a network namespace of its own, real traffic across the pair.
+# L1 goes off within a sample period of the traffic, substates first (L1.2 too: the kernel
+# masks it with L1); back on only after the quiet time, L1 first, L1.2 as it was; nothing
+# at info per transition; no wakeups while the link is down, one per period while it is up;
+# a hand-written attribute stops it, said once; a tx timeout stops it at once and for good;
+# where a quirk marks the chip static it does not run unless a [device] section asks.
+source "$SRCDIR/tests/lib.sh"
+sandbox "$@"
+MSG_CHANGED=$(sed -n 's/^#define R8T_MESSAGE_KNOB_CHANGED *"\(.*\)"$/\1/p' "$SRCDIR/include/messages.h")
+fx=$(fixture lenovo-8168h)
+L="$fx/sys/bus/pci/devices/0000:01:00.0/link"
+link() { cat "$L/$1"; }
+link_is() { [[ $(link "$1") == "$2" ]]; }
+lp_writes() { # KNOB=NEW_VALUE of every link power write, in order
+        journal_json MESSAGE_ID="$MSG_CHANGED" LINK_POWER=dynamic | jq -r '"\(.KNOB)=\(.NEW_VALUE)"' | tr '\n' ' ' | sed 's/ $//'
+}
+said() { journal_json _PID="$DPID" | jq -r .MESSAGE | grep -c -F "$1" || true; }
+said_at_least() { [[ $(said "$2") -ge $1 ]]; }
+ready_at_least() { [[ $(grep -c READY=1 "$TMP/notify") -ge $1 ]]; }
+ctxt() { awk '/^voluntary_ctxt_switches/ {print $2}' "/proc/$DPID/status"; }
+# The CLI beside the daemon: same fixture, configuration, quirks and state.
+cli() { "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$SRCDIR/conf/quirks.d" --config "$TMP/lp.conf" \
+        --kernel-release 6.18 --state-dir "$TMP/state" "$@"; }
+status_json() { cli --json status; }
+# $1 UDP datagrams to the peer at 200 a second: bounded, and only ever to our own peer.
+traffic() {
+        python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(int(sys.argv[1])):
+    s.sendto(b"r8169-tuned link power test", ("192.0.2.2", 9))
+    time.sleep(0.005)' "$1"
+}
+
+# The peer: a namespace with no process in it, gone with the sandbox's mount namespace.
+ip netns add r8t-peer
+ip link add enp1s0 type veth peer name peer0 netns r8t-peer
+ip -n r8t-peer addr add 192.0.2.2/24 dev peer0
+ip -n r8t-peer link set peer0 up
+ip addr add 192.0.2.1/24 dev enp1s0
+ip link set enp1s0 up
+# L1.2 on, as a BIOS may leave it; powersave: no quirk of this database decides L1.2 there.
+echo 1 >"$L/l1_2_aspm"
+
+# [global] alone: the rtl8168h-l1-static quirk keeps this chip static.
+printf '[global]\nprofile = powersave\nlink-power = dynamic\nlink-power-quiet = 2\n' >"$TMP/global.conf"
+plan=$(r8t "$fx" --quirks "$SRCDIR/conf/quirks.d" --config "$TMP/global.conf" --kernel-release 6.18 --json plan)
+eq "global: does not run" false "$(jq -r '.nics[0].link_power.runs' <<<"$plan")"
+eq "global: the quirk" rtl8168h-l1-static "$(jq -r '.nics[0].link_power.quirk' <<<"$plan")"
+# A [device] section naming this board asks for it: it runs.
+printf '[device here]\nmatch-slot = 0000:01:00.0\nlink-power = dynamic\n' | cat "$TMP/global.conf" - >"$TMP/lp.conf"
+plan=$(r8t "$fx" --quirks "$SRCDIR/conf/quirks.d" --config "$TMP/lp.conf" --kernel-release 6.18 --json plan)
+eq "device: runs" true "$(jq -r '.nics[0].link_power.runs' <<<"$plan")"
+eq "device: from its line" 7 "$(jq -r '.nics[0].link_power.line' <<<"$plan")"
+eq "plan (CLI): L1 not planned" "" "$(jq -r '.nics[0].items[] | select(.knob | startswith("l1")) | .knob' <<<"$plan")"
+
+DAEMON_ARGS=(--kernel-release 6.18 --log-level debug)
+daemon_start "$fx" "$TMP/lp.conf"
+eq "idle: L1 on" 1 "$(link l1_aspm)"
+eq "idle: L1.1 on" 1 "$(link l1_1_aspm)"
+eq "idle: L1.2 as found" 1 "$(link l1_2_aspm)"
+
+# Traffic: L1 off within a sample period (0.5 s), plus the timer's slack and the apply.
+start=$(date +%s%N)
+traffic 600 &
+tpid=$!
+wait_for 5 link_is l1_aspm 0 && ok || fail "busy: L1 off"
+reaction_ms=$((($(date +%s%N) - start) / 1000000))
+((reaction_ms <= 1500)) && ok || fail "busy: reaction ${reaction_ms} ms"
+eq "busy: L1.1 off" 0 "$(link l1_1_aspm)"
+eq "busy: L1.2 off" 0 "$(link l1_2_aspm)"
+wait $tpid
+# Quiet: back on only after the quiet time (2 s here), not at once.
+sleep 1
+eq "quiet 1 s: still off" 0 "$(link l1_aspm)"
+wait_for 6 link_is l1_aspm 1 && ok || fail "quiet: L1 back on"
+eq "quiet: L1.1 back on" 1 "$(link l1_1_aspm)"
+eq "quiet: L1.2 back as found" 1 "$(link l1_2_aspm)"
+eq "write order: substates off first, L1 on first" \
+        "l1_2_aspm=0 l1_1_aspm=0 l1_aspm=0 l1_aspm=1 l1_1_aspm=1 l1_2_aspm=1" "$(lp_writes)"
+st=$(status_json)
+eq "status: the state" idle "$(jq -r '.nics[0].link_power.state' <<<"$st")"
+eq "status: the transitions" 2 "$(jq -r '.nics[0].link_power.transitions' <<<"$st")"
+contains "status text" "link power: dynamic, idle (L1 on)" \
+        "$(cli status)"
+# The same in diagnose and metrics, and every JSON as the schema says.
+cli --json diagnose >"$TMP/diagnose.json"
+eq "diagnose: the state" idle "$(jq -r '.nics[0].link_power.state' "$TMP/diagnose.json")"
+eq "diagnose: runs" true "$(jq -r '.nics[0].link_power_plan.runs' "$TMP/diagnose.json")"
+status_json >"$TMP/status.json"
+if python3 -c 'import jsonschema' 2>/dev/null; then
+        for d in status diagnose; do
+                out=$(python3 "$SRCDIR/tests/validate-json.py" "$SRCDIR/schema/r8169-tuned.schema.json" $d "$TMP/$d.json" 2>&1) &&
+                        ok || fail "schema: $d: $out"
+        done
+fi
+metrics=$(cli metrics)
+contains "metrics: transitions" 'r8169_tuned_link_power_transitions_total{slot="0000:01:00.0"' "$metrics"
+eq "metrics: L1 on" 1 "$(grep '^r8169_tuned_link_power_l1_on{' <<<"$metrics" | awk '{print $2}')"
+if command -v promtool >/dev/null; then
+        out=$(promtool check metrics <<<"$metrics" 2>&1) && ok || fail "promtool: $out"
+fi
+eq "transitions at info: none" 0 "$(journal_json MESSAGE_ID="$MSG_CHANGED" LINK_POWER=dynamic PRIORITY=6 | wc -l)"
+
+# Link down: no samples, no wakeups.
+ip link set enp1s0 down
+sleep 1
+before=$(ctxt); sleep 3; after=$(ctxt)
+((after - before <= 1)) && ok || fail "link down: $((after - before)) wakeups in 3 s"
+ip link set enp1s0 up
+# Link up and idle: at most one wakeup per sample period (6 in 3 s), and a little for the link's own chatter.
+sleep 1
+before=$(ctxt); sleep 3; after=$(ctxt)
+((after - before <= 8)) && ok || fail "link up, idle: $((after - before)) wakeups in 3 s"
+
+# Someone writes L1 by hand: link power leaves it to them, said once.
+echo 0 >"$L/l1_aspm"
+wait_for 5 said_at_least 1 'link/l1_aspm was set to 0 outside r8169-tuned' && ok || fail "hand-written: said"
+traffic 400
+sleep 3
+eq "hand-written: said once" 1 "$(said 'dynamic link power is off for this link')"
+eq "hand-written: left as written" 0 "$(link l1_aspm)"
+eq "hand-written: nothing more written" 6 "$(lp_writes | wc -w)"
+eq "hand-written: status says stopped" stopped "$(status_json | jq -r '.nics[0].link_power.state')"
+
+# A reload starts it again; a tx timeout then stops it at once and for good.
+echo 1 >"$L/l1_aspm"
+kill -HUP "$DPID"
+wait_for 10 ready_at_least 2 && ok || fail "reload"
+sleep 1
+echo 1 >"$fx/sys/class/net/enp1s0/queues/tx-0/tx_timeout"
+wait_for 5 link_is l1_aspm 0 && ok || fail "tx timeout: L1 off"
+wait_for 5 said_at_least 1 'is off for this link: the link had a tx timeout' && ok || fail "tx timeout: said"
+traffic 200
+sleep 3
+eq "tx timeout: L1 stays off after quiet" 0 "$(link l1_aspm)"
+
+daemon_stop
+eq "stop: exit 0" 0 "$DRC"
+eq "stop: no record left" "" "$(ls "$TMP/state" | grep linkpower || true)"
+finish
