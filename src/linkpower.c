@@ -63,8 +63,8 @@ void link_power_record_from(LinkPowerRecord *rec, const LinkPower *lp, uint64_t 
                 .idle_usec = link_power_time(lp, LINK_POWER_IDLE, now_usec),
                 .busy_usec = link_power_time(lp, LINK_POWER_BUSY, now_usec),
         };
-        snprintf(rec->state, sizeof(rec->state), "%s", stopped ? "stopped" : link_power_state_to_string(lp->state));
-        snprintf(rec->reason, sizeof(rec->reason), "%s", stopped ?: "");
+        (void) strscpy(rec->state, sizeof(rec->state), stopped ? "stopped" : link_power_state_to_string(lp->state));
+        (void) strscpy(rec->reason, sizeof(rec->reason), stopped ?: "");
 }
 
 static int record_path(const char *state_dir, const char *slot, const char *suffix, char *buf, size_t size) {
@@ -117,7 +117,7 @@ int link_power_record_load(const char *state_dir, const char *slot, LinkPowerRec
                 if (sscanf(line, "state %15s", rec.state) == 1)
                         state = streq(rec.state, "idle") || streq(rec.state, "busy") || streq(rec.state, "stopped");
                 else if (strncmp(line, "reason ", 7) == 0)
-                        snprintf(rec.reason, sizeof(rec.reason), "%s", line + strlen("reason "));
+                        (void) strscpy(rec.reason, sizeof(rec.reason), line + strlen("reason "));
                 else if (sscanf(line, "transitions %u", &rec.transitions) != 1 &&
                          sscanf(line, "idle_usec %" SCNu64, &rec.idle_usec) != 1 &&
                          sscanf(line, "busy_usec %" SCNu64, &rec.busy_usec) != 1)
