@@ -17,6 +17,13 @@ typedef struct Backend {
          * nothing is written to them (tests run in a namespace of their own).
          */
         bool fixture_in_host_netns;
+        /*
+         * The last FEATURES_GET's reply, kept for the expand that follows the plan's read
+         * in the same apply (one request fewer per apply); taken by that expand, dropped
+         * by any other feature request or write.
+         */
+        EthtoolFeatures features_cache;
+        char features_cache_ifname[IFNAMSIZ];
 } Backend;
 
 int backend_init(Backend *b, const Sysroot *root);

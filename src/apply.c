@@ -117,72 +117,94 @@ static void apply_skip(ApplyContext *ctx, const Nic *n, const PlanItem *it, Appl
         }
 }
 
-/* What the kernel holds after our write, into the journal, so restore knows what is ours. */
-static void journal_update(const Nic *n, UndoJournal *j, const KnobBatch *batch) {
+/*
+ * What the kernel holds after our write, into the journal (in memory), so restore knows
+ * what is ours; whether that differs from what was saved (the kernel kept another value).
+ */
+static bool journal_note(UndoJournal *j, const KnobBatch *batch) {
+        bool changed = false;
+
         for (size_t i = 0; i < batch->n; i++) {
                 const KnobBatchItem *it = &batch->items[i];
                 UndoEntry *e = undo_find(j, knob_get(it->knob)->backend->id, it->name);
 
                 if (it->error < 0 || !e)
                         continue;
-                if (!it->existed && it->now == e->original)
+                if (!it->existed && it->now == e->original) {
                         undo_remove(j, e); /* nothing changed: nothing to give back */
-                else
+                        changed = true;
+                } else if (e->set != it->now) {
                         e->set = it->now;
+                        changed = true;
+                }
         }
-        int r = undo_save(j);
-        if (r < 0)
-                log_nic(LOG_WARNING, R8T_MESSAGE_KNOB_FAILED, n, r, "cannot update the undo journal %s: %m", j->path);
+        return changed;
+}
+
+/* One write request: the plan items of one backend (all of a batched one) and the kernel items they expand to. */
+typedef struct ApplyStep {
+        const PlanItem *items[_KNOB_MAX];
+        size_t n_items;
+        KnobBatch batch;
+        int r; /* expanding failed: reported, nothing recorded or written */
+} ApplyStep;
+
+static void step_prepare(ApplyContext *ctx, const Nic *n, ApplyStep *s, ApplyStats *st) {
+        const KnobBackend *be = knob_get(s->items[0]->knob)->backend;
+        EthtoolError err = {};
+
+        s->r = 0;
+        for (size_t i = 0; i < s->n_items && s->r >= 0; i++) {
+                s->r = knob_batch_add(&s->batch, s->items[i]->knob, knob_get(s->items[i]->knob)->name, s->items[i]->desired);
+                if (s->r >= 0)
+                        s->batch.items[s->batch.n - 1].original = s->items[i]->current.value;
+        }
+        if (s->r >= 0)
+                s->r = be->expand(ctx->backend, be, n, &s->batch, &err);
+        if (s->r < 0)
+                for (size_t i = 0; i < s->n_items; i++)
+                        report_write_error(n, s->items[i], s->r, &err, st);
 }
 
 /*
- * One write request for one or more knobs of one backend: record the originals
- * (saved before anything is written), write, read back, say per knob what the
- * kernel now holds.
+ * Every original of every step into the journal and onto the disk, once, before anything
+ * is written: one save per apply, not one per write. A journal that cannot be saved
+ * changes nothing, and what it held in memory is what it held before.
  */
-static void apply_step(ApplyContext *ctx, const Nic *n, const PlanItem *const *items, size_t n_items, UndoJournal *j,
-                       ApplyStats *st) {
-        const KnobBackend *be = knob_get(items[0]->knob)->backend;
-        KnobReading after[_KNOB_MAX];
-        EthtoolError err = {}, rerr = {};
-        KnobBatch batch = {};
+static int steps_record(const Nic *n, UndoJournal *j, ApplyStep *steps, size_t n_steps, ApplyStats *st) {
+        _cleanup_free_ UndoEntry *saved = j->n ? malloc(j->n * sizeof(UndoEntry)) : NULL;
+        size_t saved_n = j->n, recorded = 0;
         int r = 0;
 
-        for (size_t i = 0; i < n_items && r >= 0; i++) {
-                r = knob_batch_add(&batch, items[i]->knob, knob_get(items[i]->knob)->name, items[i]->desired);
-                if (r >= 0)
-                        batch.items[batch.n - 1].original = items[i]->current.value;
-        }
-        if (r >= 0)
-                r = be->expand(ctx->backend, be, n, &batch, &err);
-        if (r < 0) {
-                for (size_t i = 0; i < n_items; i++)
-                        report_write_error(n, items[i], r, &err, st);
-                return;
-        }
-
-        /* What the journal held, to put back in memory if recording fails: a later save must not keep half of it. */
-        _cleanup_free_ UndoEntry *saved = j->n ? malloc(j->n * sizeof(UndoEntry)) : NULL;
-        size_t saved_n = j->n;
         if (j->n && !saved)
                 r = -ENOMEM;
         else if (saved)
                 memcpy(saved, j->entries, j->n * sizeof(UndoEntry));
-        for (size_t i = 0; i < batch.n && r >= 0; i++) {
-                batch.items[i].existed = undo_find(j, be->id, batch.items[i].name) != NULL;
-                r = undo_record(j, be->id, batch.items[i].name, batch.items[i].original, batch.items[i].value);
+        for (size_t s = 0; s < n_steps && r >= 0; s++) {
+                const KnobBackend *be = knob_get(steps[s].items[0]->knob)->backend;
+                for (size_t i = 0; steps[s].r >= 0 && i < steps[s].batch.n && r >= 0; i++) {
+                        KnobBatchItem *it = &steps[s].batch.items[i];
+                        it->existed = undo_find(j, be->id, it->name) != NULL;
+                        r = undo_record(j, be->id, it->name, it->original, it->value);
+                        recorded++;
+                }
         }
-        if (r >= 0)
+        if (r >= 0 && recorded > 0)
                 r = undo_save(j);
-        if (r < 0 && (saved || saved_n == 0)) {
+        if (r >= 0)
+                return 0;
+        if (saved || saved_n == 0) {
                 free(j->entries);
                 j->entries = TAKE_PTR(saved);
                 j->n = saved_n;
         }
-        if (r < 0) {
-                for (size_t i = 0; i < n_items; i++) {
+        for (size_t s = 0; s < n_steps; s++) {
+                if (steps[s].r < 0)
+                        continue;
+                steps[s].r = r;
+                for (size_t i = 0; i < steps[s].n_items; i++) {
                         char old[KNOB_VALUE_MAX], want[KNOB_VALUE_MAX];
-                        const PlanItem *it = items[i];
+                        const PlanItem *it = steps[s].items[i];
                         fmt(it->knob, it->current.value, old);
                         fmt(it->knob, it->desired, want);
                         st->failed++;
@@ -190,29 +212,40 @@ static void apply_step(ApplyContext *ctx, const Nic *n, const PlanItem *const *i
                                      "cannot record the original %s=%s in %s: %s; not changed", knob_get(it->knob)->name,
                                      old, j->path, strerror(-r));
                 }
-                return;
         }
+        return r;
+}
 
-        r = 0;
-        if (batch.n > 0) {
-                r = be->write_items(ctx->backend, be, n, &batch, &err);
+/*
+ * One write request, its originals already on disk: write, read back, say per knob what the
+ * kernel now holds; whether the journal needs saving again.
+ */
+static bool step_write(ApplyContext *ctx, const Nic *n, ApplyStep *s, UndoJournal *j, ApplyStats *st) {
+        const KnobBackend *be = knob_get(s->items[0]->knob)->backend;
+        KnobReading after[_KNOB_MAX];
+        EthtoolError err = {}, rerr = {};
+        bool dirty;
+        int r = 0;
+
+        if (s->batch.n > 0) {
+                r = be->write_items(ctx->backend, be, n, &s->batch, &err);
                 after_write(ctx);
         }
         /* One read back serves the journal (the items) and the report (the knobs' readings). */
-        for (size_t i = 0; i < n_items; i++)
-                knob_reading_fail(&after[items[i]->knob], -EIO, "not read back");
-        if (batch.n > 0)
-                (void) be->read_items(ctx->backend, be, n, &batch, after, &rerr);
+        for (size_t i = 0; i < s->n_items; i++)
+                knob_reading_fail(&after[s->items[i]->knob], -EIO, "not read back");
+        if (s->batch.n > 0)
+                (void) be->read_items(ctx->backend, be, n, &s->batch, after, &rerr);
         else
                 be->read(ctx->backend, be, n, after);
-        journal_update(n, j, &batch);
+        dirty = journal_note(j, &s->batch);
         if (r < 0) {
-                for (size_t i = 0; i < n_items; i++)
-                        report_write_error(n, items[i], r, &err, st);
-                return;
+                for (size_t i = 0; i < s->n_items; i++)
+                        report_write_error(n, s->items[i], r, &err, st);
+                return dirty;
         }
-        for (size_t i = 0; i < n_items; i++) {
-                const PlanItem *it = items[i];
+        for (size_t i = 0; i < s->n_items; i++) {
+                const PlanItem *it = s->items[i];
                 const KnobReading *now = &after[it->knob];
                 const char *name = knob_get(it->knob)->name;
                 char old[KNOB_VALUE_MAX], want[KNOB_VALUE_MAX], now_s[KNOB_VALUE_MAX];
@@ -240,6 +273,7 @@ static void apply_step(ApplyContext *ctx, const Nic *n, const PlanItem *const *i
                                      it->knob, old, want, &it->why, 0, "%s %s -> %s", name, old, want);
                 }
         }
+        return dirty;
 }
 
 /* A NIC-less stand-in so messages about a vanished NIC still carry its slot. */
@@ -322,6 +356,7 @@ static void restore_entries(ApplyContext *ctx, const Nic *n, UndoJournal *j, con
         KnobBatch all[_KNOB_BACKEND_MAX] = {};
         KnobBatch todo = {};
         bool done[_KNOB_BACKEND_MAX] = {};
+        size_t before = j->n;
 
         for (size_t i = 0; i < j->n; i++) {
                 const UndoEntry *e = &j->entries[i];
@@ -370,7 +405,8 @@ static void restore_entries(ApplyContext *ctx, const Nic *n, UndoJournal *j, con
                                 todo.items[todo.n - 1].set = it->set;
                 }
         }
-        (void) undo_save(j);
+        if (j->n != before)
+                (void) undo_save(j); /* what is forgotten is forgotten on disk too, before anything is written */
 
         /* The order apply would write the originals in; a batched backend in one request at its first place. */
         for (size_t a = 1; a < todo.n; a++)
@@ -401,7 +437,8 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
         _cleanup_(undo_done) UndoJournal j = {};
         ApplyStats before = *st;
         bool done[_KNOB_BACKEND_MAX] = {}, keep[_KNOB_MAX] = {}, routine = true;
-        size_t changes = 0;
+        _cleanup_free_ ApplyStep *steps = NULL;
+        size_t changes = 0, n_steps = 0;
         char path[4096];
         int r;
 
@@ -438,11 +475,15 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
                 log_nic(LOG_INFO, R8T_MESSAGE_NIC_IGNORED, n, 0, "ignored (%s:%u)", p->ignored_by.file, p->ignored_by.line);
                 return 0;
         }
+        steps = changes ? calloc(changes, sizeof(ApplyStep)) : NULL;
+        if (changes && !steps) {
+                st->failed += (unsigned) changes;
+                return log_nic(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, ENOMEM, "not changed: %m");
+        }
         for (size_t i = 0; i < p->n; i++) {
                 const PlanItem *it = &p->items[i];
                 const KnobBackend *be = knob_get(it->knob)->backend;
-                const PlanItem *step[_KNOB_MAX];
-                size_t n_step = 0;
+                ApplyStep *step;
 
                 switch (it->action) {
                 case PLAN_KEEP:
@@ -455,21 +496,33 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
                 case PLAN_CHANGE:
                         if (done[be->id])
                                 break;
+                        step = &steps[n_steps++];
                         /* A batched backend: all its changes together, where the first one stands in the order. */
                         if (be->batch) {
                                 for (size_t k = i; k < p->n; k++)
                                         if (p->items[k].action == PLAN_CHANGE && knob_get(p->items[k].knob)->backend == be)
-                                                step[n_step++] = &p->items[k];
+                                                step->items[step->n_items++] = &p->items[k];
                                 done[be->id] = true;
                         } else
-                                step[n_step++] = it;
-                        apply_step(ctx, n, step, n_step, &j, st);
+                                step->items[step->n_items++] = it;
+                        step_prepare(ctx, n, step, st);
                         break;
                 case PLAN_EXCLUDED:
                 case PLAN_HELD_BACK:
                 case _PLAN_ACTION_MAX:
                         break;
                 }
+        }
+        if (n_steps > 0 && steps_record(n, &j, steps, n_steps, st) >= 0) {
+                bool dirty = false;
+
+                for (size_t i = 0; i < n_steps; i++)
+                        if (steps[i].r >= 0)
+                                dirty = step_write(ctx, n, &steps[i], &j, st) || dirty;
+                /* As saved, where the kernel took every value: one save for the whole apply. */
+                r = dirty ? undo_save(&j) : 0;
+                if (r < 0)
+                        log_nic(LOG_WARNING, R8T_MESSAGE_KNOB_FAILED, n, r, "cannot update the undo journal %s: %m", j.path);
         }
         for (size_t i = 0; i < p->n; i++)
                 routine = routine && (p->items[i].action != PLAN_CHANGE || p->items[i].why.kind == PROVENANCE_LINK_POWER);

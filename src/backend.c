@@ -36,7 +36,14 @@ int backend_init(Backend *b, const Sysroot *root) {
         return 0;
 }
 
+static void features_cache_drop(Backend *b) {
+        ethtool_features_done(&b->features_cache);
+        b->features_cache = (EthtoolFeatures) {};
+        b->features_cache_ifname[0] = '\0';
+}
+
 void backend_done(Backend *b) {
+        features_cache_drop(b);
         b->nl = ethtool_nl_free(b->nl);
 }
 
@@ -239,6 +246,8 @@ void backend_feature_reading(const EthtoolFeatures *f, KnobId id, KnobReading *r
 
 static int features_get(Backend *b, const Nic *n, EthtoolFeatures *ret, EthtoolError *err) {
         int r = need_interface(b, n, err);
+
+        features_cache_drop(b);
         if (r < 0)
                 return r;
         return ethtool_nl_features_get(b->nl, nic_ifname(n), ret, err);
@@ -258,16 +267,25 @@ static void features_read(Backend *b, const KnobBackend *be, const Nic *n, KnobR
                 else
                         backend_feature_reading(&f, k, &out[k]);
         }
-        ethtool_features_done(&f);
+        if (r >= 0 && strscpy(b->features_cache_ifname, sizeof(b->features_cache_ifname), nic_ifname(n)) >= 0)
+                b->features_cache = f; /* for the expand of this apply */
+        else
+                ethtool_features_done(&f);
 }
 
 /* Each knob item becomes the changeable kernel features it covers that are not as wanted yet. */
 static int features_expand(Backend *b, const KnobBackend *be, const Nic *n, KnobBatch *batch, EthtoolError *err) {
         EthtoolFeatures f = {};
         KnobBatch knobs = *batch;
-        int r;
+        int r = 0;
 
-        r = features_get(b, n, &f, err);
+        /* What the plan was made from, read a moment ago for this interface: no second request. */
+        if (b->features_cache.n > 0 && nic_ifname(n) && streq(b->features_cache_ifname, nic_ifname(n))) {
+                f = b->features_cache;
+                b->features_cache = (EthtoolFeatures) {};
+                b->features_cache_ifname[0] = '\0';
+        } else
+                r = features_get(b, n, &f, err);
         if (r < 0)
                 return r;
         batch->n = 0;
@@ -318,6 +336,7 @@ static int features_write_items(Backend *b, const KnobBackend *be, const Nic *n,
         bool values[KNOB_BATCH_MAX];
         int r;
 
+        features_cache_drop(b);
         r = need_writable_interface(b, n, err);
         if (r < 0)
                 return r;

@@ -69,6 +69,23 @@ eq "gro_flush_timeout after restore" 0 "$(cat "$fx/sys/class/net/enp3s0/gro_flus
 eq "napi_defer_hard_irqs after restore" 0 "$(cat "$fx/sys/class/net/enp3s0/napi_defer_hard_irqs")"
 eq "e480 tso off again" off "$(feature "$ns4" enp3s0 tcp-segmentation-offload)"
 
+### Every original is on disk once, before the first write: one journal save for the whole apply
+### (features, then the two netdev attributes), not one per write.
+if command -v strace >/dev/null; then
+        strace -f -qq -e trace=openat,openat2,rename,renameat,renameat2 -o "$TMP/trace" \
+                ip netns exec "$ns4" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --state-dir "$STATE" \
+                --config "$TMP/empty.conf" --profile performance apply >/dev/null 2>&1
+        saves=$(grep -c "rename.*\"$STATE/0000:03:00.0\"" "$TMP/trace" || true)
+        eq "one journal save per apply" 1 "$saves"
+        first_save=$(grep -n "rename.*\"$STATE/0000:03:00.0\"" "$TMP/trace" | head -1 | cut -d: -f1)
+        first_write=$(grep -n 'O_WRONLY' "$TMP/trace" | grep -v '"/dev/\|"/proc/' | head -1 | cut -d: -f1)
+        [[ -n "$first_save" && -n "$first_write" ]] && ((first_save < first_write)) && ok ||
+                fail "journal saved (line ${first_save:-none}) before the first write (line ${first_write:-none})"
+        eq "traced apply: tso on" on "$(feature "$ns4" enp3s0 tcp-segmentation-offload)"
+        run r8t_ns "$ns4" "$fx" restore
+        eq "traced apply: restored" off "$(feature "$ns4" enp3s0 tcp-segmentation-offload)"
+fi
+
 ### A second apply keeps the first original; someone else's later change is left alone by restore.
 fx=$(fixture thinkpad-e480-8168gu)
 run r8t_ns "$ns4" "$fx" --config "$TMP/empty.conf" --profile performance apply
