@@ -3,24 +3,43 @@
 #include <inttypes.h>
 #include <linux/ethtool_netlink.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "backend.h"
 #include "log.h"
 
-/* Whether this process shares PID 1's network namespace (the host's, as far as we can tell). */
+/* Namespace inodes the kernel fixes (include/linux/proc_ns.h): PID since 3.8, network since 6.18. */
+#define PID_NS_INIT_INO UINT32_C(0xEFFFFFFC)
+#define NET_NS_INIT_INO UINT32_C(0xEFFFFFF9)
+
+/* Whether the running kernel gives the initial network namespace its fixed inode (6.18 and later). */
+static bool kernel_numbers_init_netns(void) {
+        struct utsname u;
+        unsigned major = 0, minor = 0;
+
+        return uname(&u) >= 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 && (major > 6 || (major == 6 && minor >= 18));
+}
+
+/*
+ * Whether this process is in the host's network namespace, where a fixture's interface
+ * names may be real interfaces of this machine. Where it cannot tell, it says yes, and
+ * nothing is written to them.
+ */
 static bool in_initial_netns(void) {
-        struct stat self, init;
+        struct stat self, pid, init;
 
         if (stat("/proc/self/ns/net", &self) < 0)
-                return true; /* cannot tell (no /proc): assume the host's, and write nothing to its interfaces */
-        if (stat("/proc/1/ns/net", &init) >= 0)
+                return true; /* no /proc */
+        if (self.st_ino == NET_NS_INIT_INO)
+                return true;
+        /* In the initial PID namespace PID 1 is the host's init: its network namespace is the host's. */
+        if (stat("/proc/self/ns/pid", &pid) >= 0 && pid.st_ino == PID_NS_INIT_INO && stat("/proc/1/ns/net", &init) >= 0)
                 return self.st_dev == init.st_dev && self.st_ino == init.st_ino;
         /*
-         * PID 1's namespaces are hidden (a container, a sandbox): newer kernels give
-         * the initial network namespace a fixed inode, as they long did the others
-         * (PROC_NET_INIT_INO in include/linux/proc_ns.h).
+         * A PID namespace of its own (a sandbox, a container), or PID 1 hidden: a kernel that
+         * numbers the initial network namespace has said this is not it; an older one cannot say.
          */
-        return self.st_ino == UINT32_C(0xEFFFFFF9);
+        return !kernel_numbers_init_netns();
 }
 
 int backend_init(Backend *b, const Sysroot *root) {

@@ -14,13 +14,13 @@
 
 #include "commands.h"
 #include "ethtool-ioctl.h"
+#include "kernel-log.h"
 #include "log.h"
 #include "report.h"
 
 #define JOURNAL_LINES 20
 #define KERNEL_LINES 64
 /* What a kernel log file may be: dmesg or journalctl -k of one boot is far smaller. */
-#define KERNEL_LOG_MAX (16u << 20)
 
 /* What diagnose could not read, and why: said in the report, not only on stderr. */
 typedef struct Unread {
@@ -144,35 +144,25 @@ static void kernel_line_add(NicFacts *f, const char *line, size_t len, bool show
         f->kernel[f->n_kernel++] = copy;
 }
 
+typedef struct KernelLineScan {
+        NicFacts *facts;
+        size_t n;
+        bool show_mac;
+} KernelLineScan;
+
+static void kernel_line_scan(const char *line, size_t len, void *userdata) {
+        KernelLineScan *scan = userdata;
+
+        for (size_t i = 0; i < scan->n; i++)
+                if (kernel_line_is_ours(&scan->facts[i], line))
+                        kernel_line_add(&scan->facts[i], line, len, scan->show_mac);
+}
+
 static void kernel_lines_from_file(NicFacts *facts, size_t n, const char *path, bool show_mac) {
-        _cleanup_free_ char *buf = NULL;
-        _cleanup_close_ int fd = -1;
-        size_t len;
-        int r;
+        int r = kernel_log_for_each_line(path, kernel_line_scan, &(KernelLineScan) { facts, n, show_mac });
 
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0) {
-                not_read(-errno, NULL, "kernel log %s", path);
-                return;
-        }
-        r = read_fd_bounded(fd, KERNEL_LOG_MAX, &buf, &len);
-        if (r < 0) {
-                not_read(r, r == -EBADF ? "not a regular file" : r == -EFBIG ? "larger than 16 MiB" : NULL, "kernel log %s", path);
-                return;
-        }
-        for (char *p = buf, *end = buf + len; p < end;) {
-                char *nl = memchr(p, '\n', (size_t) (end - p)), line[1024];
-                size_t k = nl ? (size_t) (nl - p) : (size_t) (end - p);
-
-                if (k < sizeof(line) && !memchr(p, '\0', k)) {
-                        memcpy(line, p, k);
-                        line[k] = '\0';
-                        for (size_t i = 0; i < n; i++)
-                                if (kernel_line_is_ours(&facts[i], line))
-                                        kernel_line_add(&facts[i], line, k, show_mac);
-                }
-                p += k + 1;
-        }
+        if (r < 0)
+                not_read(r, r == -EBADF || r == -EFBIG ? kernel_log_error_string(r) : NULL, "kernel log %s", path);
 }
 
 /* This boot's kernel messages from the journal, as dmesg would show them. */

@@ -10,6 +10,7 @@
 #include <systemd/sd-journal.h>
 
 #include "ethtool-ioctl.h"
+#include "kernel-log.h"
 #include "log.h"
 #include "nic.h"
 
@@ -122,47 +123,38 @@ int xid_parse_kernel_line(const char *line, const char *slot, uint16_t *ret) {
 }
 
 /* What a kernel log file may be: dmesg or journalctl -k of one boot is far smaller. */
-#define KERNEL_LOG_MAX (16u << 20)
 
 /* (b) from a file of kernel messages: the last matching line wins (a re-probe replaces the first). */
+typedef struct XidLogScan {
+        const char *slot;
+        uint16_t xid;
+        bool found;
+} XidLogScan;
+
+static void xid_log_line(const char *line, size_t len, void *userdata) {
+        XidLogScan *scan = userdata;
+        uint16_t xid;
+
+        if (xid_parse_kernel_line(line, scan->slot, &xid) >= 0) {
+                scan->xid = xid; /* the last one wins: the latest probe of the device */
+                scan->found = true;
+        }
+}
+
 static int xid_from_log_file(Nic *n, const char *path, uint16_t *ret) {
-        _cleanup_free_ char *buf = NULL;
-        _cleanup_close_ int fd = -1;
-        bool found = false;
-        uint16_t xid = 0;
-        size_t len;
+        XidLogScan scan = { .slot = n->slot };
         int r;
 
-        /* A FIFO or a device would block or never end: only a regular file, and a bounded one. */
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0) {
-                note(n, "kernel-log: %s: %m", path);
-                return -errno;
-        }
-        r = read_fd_bounded(fd, KERNEL_LOG_MAX, &buf, &len);
+        r = kernel_log_for_each_line(path, xid_log_line, &scan);
         if (r < 0) {
-                note(n, "kernel-log: %s: %s", path,
-                     r == -EBADF ? "not a regular file" : r == -EFBIG ? "larger than 16 MiB" : strerror(-r));
+                note(n, "kernel-log: %s: %s", path, kernel_log_error_string(r));
                 return r;
         }
-        for (char *p = buf, *end = buf + len; p < end;) {
-                char *nl = memchr(p, '\n', (size_t) (end - p)), line[1024];
-                size_t k = nl ? (size_t) (nl - p) : (size_t) (end - p);
-
-                /* A line with a NUL or longer than any r8169 line is not one of its lines. */
-                if (k < sizeof(line) && !memchr(p, '\0', k)) {
-                        memcpy(line, p, k);
-                        line[k] = '\0';
-                        if (xid_parse_kernel_line(line, n->slot, &xid) >= 0)
-                                found = true;
-                }
-                p += k + 1;
-        }
-        if (!found) {
+        if (!scan.found) {
                 note(n, "kernel-log: no XID line for %s in %s", n->slot, path);
                 return -ENOENT;
         }
-        *ret = xid;
+        *ret = scan.xid;
         return 0;
 }
 

@@ -101,5 +101,23 @@ eq "host veth: apply exit 1" 1 "$rc"
 eq "host veth: tso untouched" on "$(host_tso)"
 contains "host veth: says why" "this is the host's network namespace" "$out"
 grep -q "^feature " "$TMP/host-state/0000:02:00.0" 2>/dev/null && fail "host veth: nothing journalled for it" || ok
+# The same from a PID namespace of its own (PID 1 there is not the host's init): still the host's network.
+set +e
+out=$(unshare --pid --fork --mount-proc "$R8T" --sysfs "$TMP/hostfx/sys" --kernel-log "$TMP/hostfx/kernel.log" --quirks "$Q" \
+        --config "$TMP/empty.conf" --state-dir "$TMP/host-state" apply 2>&1); rc=$?
+set -e
+eq "host veth, own PID namespace: apply exit 1" 1 "$rc"
+eq "host veth, own PID namespace: tso untouched" on "$(host_tso)"
+# A network namespace and a PID namespace of its own, as the benchmark's peers run: its own veth is written.
+netns_new pns
+ip -n "$pns" link add "$host_if" type veth peer name "${host_if:0:13}p"
+set +e
+out=$(ip netns exec "$pns" unshare --pid --fork --mount-proc "$R8T" --sysfs "$TMP/hostfx/sys" --kernel-log "$TMP/hostfx/kernel.log" \
+        --quirks "$Q" --config "$TMP/empty.conf" --state-dir "$TMP/pns-state" apply 2>&1); rc=$?
+set -e
+eq "own netns and PID namespace: apply exit 0" 0 "$rc"
+eq "own netns and PID namespace: its veth's tso off" off \
+        "$(ip netns exec "$pns" ethtool -k "$host_if" | awk '$1 == "tcp-segmentation-offload:" {print $2}')"
+eq "own netns and PID namespace: host veth untouched" on "$(host_tso)"
 
 finish
