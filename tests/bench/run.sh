@@ -29,6 +29,15 @@ mkdir -p "$PBPROBE_BUILD"
 PB_BUILD_DIR=$PBPROBE_BUILD R8169_TUNED=$R8T REPS=${REPS:-3} \
         PEERS=${PEERS:-null udev-link udev-sh standin r8169-tuned} \
         bash "$PEERS_BENCH/peers.sh" -o "$OUT/peers"
+# A benchmark in which r8169-tuned did not apply everything measures nothing: say so, loudly.
+python3 - "$OUT/peers/summary.json" <<'PY' || { echo "r8169-tuned did not tune every interface: see $OUT/peers/r8169-tuned/*/r8169-tuned.log" >&2; exit 1; }
+import json, sys
+runs = json.load(open(sys.argv[1])).get("r8169-tuned", {})
+bad = [f"{rep} {kind} {r[kind]['applied']}/{r[kind]['n']}" for rep, r in runs.items() for kind in ("seq", "burst")
+       if r[kind]["applied"] != r[kind]["n"]]
+print("\n".join(bad), file=sys.stderr)
+sys.exit(1 if bad or not runs else 0)
+PY
 R8T=$R8T SRCDIR=$SRCDIR PBPROBE=$PBPROBE_BUILD/pbprobe PEERS_BENCH=$PEERS_BENCH OUT=$OUT \
         bash "$SRCDIR/tests/bench/rows.sh"
 echo "results in $OUT (peers: $OUT/peers/summary.md)"
