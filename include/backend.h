@@ -42,6 +42,8 @@ typedef struct KnobBatchItem {
         uint64_t original; /* what expand found */
         uint64_t now;      /* what read_items found */
         uint64_t set;      /* restore: what r8169-tuned had set */
+        bool has_pending;  /* restore: a write of pending was recorded, maybe not done */
+        uint64_t pending;
         int error;         /* read_items: why now is unknown (negative errno), 0 when known */
         bool existed;      /* apply: the journal already had it */
 } KnobBatchItem;

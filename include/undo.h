@@ -22,7 +22,14 @@ typedef struct UndoEntry {
         KnobId knob;
         char name[ETH_GSTRING_LEN];
         uint64_t original;
-        uint64_t set; /* what the kernel held after our write */
+        uint64_t set;     /* what the kernel held after our write */
+        /*
+         * A write recorded but not yet read back, to an entry that had a value of ours:
+         * until then either value is ours (a kill between record and write leaves set,
+         * one after the write leaves pending).
+         */
+        bool has_pending;
+        uint64_t pending;
 } UndoEntry;
 
 typedef struct UndoJournal {

@@ -133,8 +133,9 @@ static bool journal_note(UndoJournal *j, const KnobBatch *batch) {
                 if (!it->existed && it->now == e->original) {
                         undo_remove(j, e); /* nothing changed: nothing to give back */
                         changed = true;
-                } else if (e->set != it->now) {
+                } else if (e->set != it->now || e->has_pending) {
                         e->set = it->now;
+                        e->has_pending = false;
                         changed = true;
                 }
         }
@@ -363,6 +364,8 @@ static void restore_entries(ApplyContext *ctx, const Nic *n, UndoJournal *j, con
                 if (kept(keep, e->knob) || knob_batch_add(&all[e->kind], e->knob, e->name, e->original) < 0)
                         continue;
                 all[e->kind].items[all[e->kind].n - 1].set = e->set;
+                all[e->kind].items[all[e->kind].n - 1].has_pending = e->has_pending;
+                all[e->kind].items[all[e->kind].n - 1].pending = e->pending;
         }
         for (int b = 0; b < _KNOB_BACKEND_MAX; b++) {
                 const KnobBackend *be = &knob_backends[b];
@@ -395,14 +398,14 @@ static void restore_entries(ApplyContext *ctx, const Nic *n, UndoJournal *j, con
                                 log_nic_knob(LOG_NOTICE, R8T_MESSAGE_KNOB_LEFT_ALONE, n, k, set, orig, NULL, 0,
                                              "%s stays %s, not the original %s: this link had a tx timeout", it->name, set, orig);
                                 undo_remove(j, undo_find(j, be->id, it->name));
-                        } else if (it->now != it->set) {
+                        } else if (it->now != it->set && !(it->has_pending && it->now == it->pending)) {
                                 st->left_alone++;
                                 log_nic_knob(LOG_NOTICE, R8T_MESSAGE_KNOB_LEFT_ALONE, n, k, fmt(k, it->now, now_s), orig, NULL, 0,
                                              "%s is %s, not the %s r8169-tuned set: changed by someone else since, left alone "
                                              "(original was %s)", it->name, now_s, set, orig);
                                 undo_remove(j, undo_find(j, be->id, it->name));
                         } else if (knob_batch_add(&todo, k, it->name, it->value) >= 0)
-                                todo.items[todo.n - 1].set = it->set;
+                                todo.items[todo.n - 1].set = it->now; /* ours: set, or a pending write that happened */
                 }
         }
         if (j->n != before)

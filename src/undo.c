@@ -43,14 +43,20 @@ static bool word_ok(const char *s) {
         return true;
 }
 
-/* "kind name original set": both values decimal; the name a knob or a kernel feature name. */
+/* "kind name original set [pending]": values decimal; the name a knob or a kernel feature name. */
 static int parse_entry(const char *line, UndoEntry *ret) {
-        char kind[16], name[ETH_GSTRING_LEN + 1], orig[24], set[24], extra[2];
+        char kind[16], name[ETH_GSTRING_LEN + 1], orig[24], set[24], pending[24], extra[2];
         const KnobBackend *be;
         UndoEntry e = {};
+        int n = sscanf(line, "%15s %32s %23s %23s %23s %1s", kind, name, orig, set, pending, extra);
 
-        if (sscanf(line, "%15s %32s %23s %23s %1s", kind, name, orig, set, extra) != 4)
+        if (n != 4 && n != 5)
                 return -EBADMSG;
+        if (n == 5) {
+                if (parse_u64(pending, &e.pending) < 0)
+                        return -EBADMSG;
+                e.has_pending = true;
+        }
         be = knob_backend_from_journal_kind(kind);
         if (!be || strlen(name) >= ETH_GSTRING_LEN || !word_ok(name))
                 return -EBADMSG;
@@ -60,8 +66,9 @@ static int parse_entry(const char *line, UndoEntry *ret) {
         e.knob = undo_entry_knob(be->id, name);
         if (e.knob < 0)
                 return -EBADMSG;
-        if (knob_get(e.knob)->type == KNOB_TYPE_BOOL ? e.original > 1 || e.set > 1
-                                                     : e.original > knob_get(e.knob)->max || e.set > knob_get(e.knob)->max)
+        if (knob_get(e.knob)->type == KNOB_TYPE_BOOL ? e.original > 1 || e.set > 1 || e.pending > 1
+                                                     : e.original > knob_get(e.knob)->max || e.set > knob_get(e.knob)->max ||
+                                                               e.pending > knob_get(e.knob)->max)
                 return -EBADMSG;
         e.kind = be->id;
         memcpy(e.name, name, strlen(name) + 1);
@@ -212,7 +219,9 @@ int undo_record(UndoJournal *j, KnobBackendId kind, const char *name, uint64_t o
         KnobId k = undo_entry_knob(kind, name);
 
         if (e) {
-                e->set = set; /* the first original stays */
+                /* The first original stays; the value being written is ours too until it is read back. */
+                e->has_pending = set != e->set;
+                e->pending = set;
                 return 0;
         }
         if (k < 0)
@@ -279,9 +288,13 @@ int undo_save(UndoJournal *j) {
                 fprintf(f, "mac %s\n", j->mac);
         if (j->ifname[0])
                 fprintf(f, "interface %s\n", j->ifname);
-        for (size_t i = 0; i < j->n; i++)
-                fprintf(f, "%s %s %" PRIu64 " %" PRIu64 "\n", knob_backends[j->entries[i].kind].journal_kind, j->entries[i].name,
+        for (size_t i = 0; i < j->n; i++) {
+                fprintf(f, "%s %s %" PRIu64 " %" PRIu64, knob_backends[j->entries[i].kind].journal_kind, j->entries[i].name,
                         j->entries[i].original, j->entries[i].set);
+                if (j->entries[i].has_pending)
+                        fprintf(f, " %" PRIu64, j->entries[i].pending);
+                fputc('\n', f);
+        }
         for (size_t i = 0; i < j->n_raw; i++)
                 fprintf(f, "%s\n", j->raw[i]);
         if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) < 0) {

@@ -19,7 +19,7 @@ static void test_round_trip(void **state) {
         assert_int_equal(undo_record(&j, KNOB_BACKEND_LINK, "clkpm", 1, 0), 0);
         assert_int_equal(undo_record(&j, KNOB_BACKEND_FEATURE, "tx-tcp-segmentation", 1, 0), 0);
         assert_int_equal(undo_record(&j, KNOB_BACKEND_NETDEV, "gro_flush_timeout", 0, 20000), 0);
-        /* A later record keeps the first original and updates what was set. */
+        /* A later record keeps the first original; the new value is pending beside what was set. */
         assert_int_equal(undo_record(&j, KNOB_BACKEND_NETDEV, "gro_flush_timeout", 30000, 40000), 0);
         assert_int_equal(undo_save(&j), 0);
 
@@ -28,7 +28,10 @@ static void test_round_trip(void **state) {
         assert_int_equal(k.n, 3);
         assert_string_equal(k.mac, "f4:93:9f:f0:a5:f5");
         assert_int_equal(undo_find(&k, KNOB_BACKEND_NETDEV, "gro_flush_timeout")->original, 0);
-        assert_int_equal(undo_find(&k, KNOB_BACKEND_NETDEV, "gro_flush_timeout")->set, 40000);
+        assert_int_equal(undo_find(&k, KNOB_BACKEND_NETDEV, "gro_flush_timeout")->set, 20000);
+        assert_true(undo_find(&k, KNOB_BACKEND_NETDEV, "gro_flush_timeout")->has_pending);
+        assert_int_equal(undo_find(&k, KNOB_BACKEND_NETDEV, "gro_flush_timeout")->pending, 40000);
+        assert_false(undo_find(&k, KNOB_BACKEND_FEATURE, "tx-tcp-segmentation")->has_pending);
         assert_int_equal(undo_find(&k, KNOB_BACKEND_FEATURE, "tx-tcp-segmentation")->set, 0);
         assert_null(undo_find(&k, KNOB_BACKEND_LINK, "tx-tcp-segmentation"));
 
