@@ -72,7 +72,9 @@ typedef struct NicPlan {
 /* Dynamic link power as the daemon runs it: the state its samples decided. */
 typedef struct PlanLinkPower {
         LinkPowerState state;
-        int l1_2;  /* link/l1_2_aspm as found before link power first turned L1 off, -1: unknown */
+        /* The L1 substates as found before link power first turned L1 off (which masks them). */
+        bool found_known[_KNOB_MAX];
+        bool found[_KNOB_MAX];
 } PlanLinkPower;
 
 typedef struct PlanInput {

@@ -17,6 +17,11 @@
 #include "rtnl.h"
 
 /* What the manager remembers about one NIC between events. */
+/* linux/if.h's, which cannot be included beside glibc's net/if.h: the link has carrier. */
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP 0x10000
+#endif
+
 typedef struct ManagedNic {
         Nic nic;
         bool dirty;                       /* re-apply at the next idle moment */
@@ -25,15 +30,17 @@ typedef struct ManagedNic {
         /* Per interface (nic.ifnames[k]), as rtnetlink last said: 0 = not there. */
         int ifindex[NIC_MAX_IFNAMES];
         bool up[NIC_MAX_IFNAMES];         /* IFF_UP */
+        bool carrier[NIC_MAX_IFNAMES];    /* IFF_LOWER_UP */
         unsigned seen[NIC_MAX_IFNAMES];   /* the last link dump that listed the interface */
         KnobState knobs[_KNOB_MAX];
         unsigned failed, unsupported, waiting; /* of the last apply */
         /* Dynamic link power: sampled while the link is up and the plan puts it in charge. */
         LinkPower lp;
         bool lp_init;                     /* lp has this configuration's parameters */
-        bool lp_active;                   /* sampled by the timer */
+        bool lp_in_charge;                /* the last plan put link power in charge of L1 */
+        bool lp_active;                   /* in charge and the link has carrier: sampled by the timer */
         const char *lp_stopped;           /* why it stopped for this link until a reload, NULL: it did not */
-        int lp_l1_2;                      /* link/l1_2_aspm as first found, -1: not read yet */
+        PlanLinkPower lp_plan;            /* the L1 substates as first found (what the plan gives back) */
         uint64_t lp_expect;               /* link/l1_aspm as read back after our last apply */
         uint64_t lp_summary_usec;
 } ManagedNic;
@@ -73,6 +80,7 @@ typedef struct Manager {
         sd_event_source *retry; /* a NIC's lock was busy: try again shortly */
         sd_event_source *link_power_timer; /* one wakeup per sample period for every NIC under dynamic link power */
         struct nl_sock *stats;             /* rtnetlink, for the packet counters it samples */
+        bool stats_warned;
         int service_lock;       /* <state_dir>/daemon.lock, held while the daemon runs */
         unsigned writes;        /* test seam: writes so far, across every apply and restore */
         bool rescan;            /* rediscover PCI devices before working */
@@ -231,11 +239,12 @@ static int manager_rescan(Manager *m) {
                         for (size_t k = 0; k < NIC_MAX_IFNAMES; k++) {
                                 bool known = k >= nn[i].nic.n_ifnames;
                                 nn[i].ifindex[k] = 0;
-                                nn[i].up[k] = false;
+                                nn[i].up[k] = nn[i].carrier[k] = false;
                                 for (size_t j = 0; !known && j < old->nic.n_ifnames; j++)
                                         if (streq(old->nic.ifnames[j], nn[i].nic.ifnames[k])) {
                                                 nn[i].ifindex[k] = old->ifindex[j];
                                                 nn[i].up[k] = old->up[j];
+                                                nn[i].carrier[k] = old->carrier[j];
                                                 known = true;
                                         }
                                 if (!known) {
@@ -244,7 +253,7 @@ static int manager_rescan(Manager *m) {
                                 }
                         }
                 } else {
-                        nn[i] = (ManagedNic) { .nic = l.nics[i], .dirty = true, .lp_l1_2 = -1 };
+                        nn[i] = (ManagedNic) { .nic = l.nics[i], .dirty = true };
                         nic_identify(&nn[i].nic, &ic);
                         log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, &nn[i].nic, 0, "found");
                 }
@@ -298,16 +307,10 @@ static uint64_t now_usec(void) {
         return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 }
 
-static bool manager_link_up(const ManagedNic *mn) {
-        for (size_t k = 0; k < mn->nic.n_ifnames; k++)
-                if (mn->up[k])
-                        return true;
-        return false;
-}
-
+/* A link to sample: up with carrier (a laptop's unplugged port stays up, and is not sampled). */
 static int manager_link_ifindex(const ManagedNic *mn) {
         for (size_t k = 0; k < mn->nic.n_ifnames; k++)
-                if (mn->up[k] && mn->ifindex[k] > 0)
+                if (mn->up[k] && mn->carrier[k] && mn->ifindex[k] > 0)
                         return mn->ifindex[k];
         return 0;
 }
@@ -361,31 +364,38 @@ static void manager_link_power_arm(Manager *m) {
         }
 }
 
-/* One sample of one link: its L1 as we left it, its tx timeouts, its packets. */
+/* One sample of one link: its tx timeouts, its L1 as we left it, its packets. */
 static void manager_link_power_sample(Manager *m, ManagedNic *mn, uint64_t now) {
         char dir[64];
         uint64_t packets, v;
         int r;
 
-        /* Written by hand since our last write: the other writer keeps L1, said once. */
-        snprintf(dir, sizeof(dir), "bus/pci/devices/%s/link", mn->nic.slot);
-        if (sysroot_read_u64(m->c.root, dir, "l1_aspm", &v) >= 0 && v != mn->lp_expect) {
-                mn->knobs[KNOB_L1_ASPM].yielded = mn->knobs[KNOB_L1_1_ASPM].yielded = true;
-                mn->knobs[KNOB_L1_2_ASPM].yielded = mn->knobs[KNOB_L1_2_ASPM].yielded || mn->lp_l1_2 >= 0;
-                manager_link_power_stop(m, mn, v ? "link/l1_aspm was set to 1 outside r8169-tuned"
-                                                 : "link/l1_aspm was set to 0 outside r8169-tuned");
-                return;
-        }
-        /* A tx timeout stops it at once: the apply that follows puts the link under the guard. */
+        /*
+         * A tx timeout first: it stops link power at once, and the apply that follows puts the
+         * link under the guard (r8169 turns L1 off itself then, since 6.3: not a hand-written
+         * value).
+         */
         if (nic_read_tx_timeouts(m->c.root, &mn->nic, &v) >= 0 && v > 0) {
                 mn->lp_active = false;
                 manager_mark_dirty(m, mn);
                 return;
         }
+        /* Written by hand since our last write: the other writer keeps L1, said once. */
+        snprintf(dir, sizeof(dir), "bus/pci/devices/%s/link", mn->nic.slot);
+        if (sysroot_read_u64(m->c.root, dir, "l1_aspm", &v) >= 0 && v != mn->lp_expect) {
+                for (int k = 0; k < _KNOB_MAX; k++)
+                        if (knob_get(k)->l1)
+                                mn->knobs[k].yielded = true;
+                manager_link_power_stop(m, mn, v ? "link/l1_aspm was set to 1 outside r8169-tuned"
+                                                 : "link/l1_aspm was set to 0 outside r8169-tuned");
+                return;
+        }
         if (!m->stats) {
                 r = rtnl_stats_open(&m->stats);
                 if (r < 0) {
-                        log_nic(LOG_WARNING, R8T_MESSAGE_NIC_TUNED, &mn->nic, r, "cannot read packet counters: %m");
+                        if (!m->stats_warned)
+                                log_nic(LOG_WARNING, R8T_MESSAGE_NIC_TUNED, &mn->nic, r, "cannot read packet counters: %m");
+                        m->stats_warned = true;
                         return;
                 }
         }
@@ -418,8 +428,11 @@ static int on_link_power(sd_event_source *s, uint64_t usec, void *userdata) {
         for (size_t i = 0; i < m->n_nics; i++)
                 if (m->nics[i].lp_active)
                         manager_link_power_sample(m, &m->nics[i], now);
-        /* From the planned time, not from now: the period does not drift by the slack. */
-        (void) sd_event_source_set_time(s, usec + LINK_POWER_PERIOD_USEC);
+        /* From the planned time, not from now: the period does not drift by the slack; after a
+         * stall, one period from now (back-to-back samples would take one packet for load). */
+        (void) sd_event_source_set_time(s, usec + LINK_POWER_PERIOD_USEC > now + LINK_POWER_PERIOD_USEC / 2
+                                                   ? usec + LINK_POWER_PERIOD_USEC
+                                                   : now + LINK_POWER_PERIOD_USEC);
         (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
         manager_link_power_arm(m);
         manager_schedule(m);
@@ -431,11 +444,23 @@ static void manager_link_power_prepare(Manager *m, ManagedNic *mn) {
         LinkPowerParams p = { LINK_POWER_PERIOD_USEC, m->c.config.link_power_busy_pps,
                               m->c.config.link_power_quiet_s * 1000000 };
 
-        if (mn->lp_init)
+        if (mn->lp_init) {
+                mn->lp.params = p; /* a reload: new thresholds, the state and its times stay */
                 return;
+        }
         link_power_init(&mn->lp, &p, now_usec());
         mn->lp_summary_usec = now_usec();
         mn->lp_init = true;
+}
+
+/* Sampled now or not: in charge, and the link up with carrier. */
+static void manager_link_power_update(Manager *m, ManagedNic *mn) {
+        bool active = mn->lp_in_charge && !mn->lp_stopped && manager_link_ifindex(mn) > 0;
+
+        if (active && !mn->lp_active)
+                manager_link_power_save(m, mn, now_usec());
+        mn->lp_active = active;
+        manager_link_power_arm(m);
 }
 
 /* After the apply: in charge or not, what L1 holds now, and whether the timer runs. */
@@ -445,21 +470,27 @@ static void manager_link_power_applied(Manager *m, ManagedNic *mn, const NicPlan
 
         if (plan->link_power_asked && plan->link_power_blocked)
                 manager_link_power_stop(m, mn, plan->link_power_blocked);
-        if (plan->link_power < 0) {
-                mn->lp_active = false;
-                manager_link_power_arm(m);
+        mn->lp_in_charge = plan->link_power >= 0;
+        if (!mn->lp_in_charge) {
+                /* Not under link power (any more): no record that would tell otherwise. */
+                if (!plan->link_power_asked)
+                        (void) link_power_record_remove(m->opts->state_dir, mn->nic.slot);
+                manager_link_power_update(m, mn);
                 return;
         }
-        /* L1.2 as found, before link power ever turned L1 off (which masks L1.2 with it). */
-        if (mn->lp_l1_2 < 0 && mn->lp.transitions == 0 && current[KNOB_L1_2_ASPM].status == KNOB_STATUS_OK)
-                mn->lp_l1_2 = current[KNOB_L1_2_ASPM].value != 0;
+        /* The substates as found, before link power ever turned L1 off (which masks them). */
+        for (int k = 0; mn->lp.transitions == 0 && k < _KNOB_MAX; k++)
+                if (knob_get(k)->l1 && !mn->lp_plan.found_known[k] && current[k].status == KNOB_STATUS_OK) {
+                        mn->lp_plan.found_known[k] = true;
+                        mn->lp_plan.found[k] = current[k].value != 0;
+                }
+        /* What the kernel made of our write: under the default policy L1 comes on only where the BIOS enabled it. */
         snprintf(dir, sizeof(dir), "bus/pci/devices/%s/link", mn->nic.slot);
-        /* What the kernel made of our write (policy default cannot turn on what the BIOS left off). */
         mn->lp_expect = sysroot_read_u64(m->c.root, dir, "l1_aspm", &v) >= 0 ? v : plan->link_power == LINK_POWER_IDLE;
-        if (!mn->lp_active && manager_link_up(mn))
-                manager_link_power_save(m, mn, now_usec());
-        mn->lp_active = manager_link_up(mn);
-        manager_link_power_arm(m);
+        if (plan->link_power == LINK_POWER_IDLE && mn->lp_expect == 0)
+                manager_link_power_stop(m, mn, "the kernel keeps L1 off on this link (the BIOS did not enable it, and the "
+                                               "ASPM policy is default)");
+        manager_link_power_update(m, mn);
 }
 
 static void manager_apply(Manager *m, ManagedNic *mn) {
@@ -483,8 +514,8 @@ static void manager_apply(Manager *m, ManagedNic *mn) {
                 return;
         }
         manager_link_power_prepare(m, mn);
-        context_plan_nic_with(&m->c, &mn->nic, mn->lp_stopped ? NULL : &(PlanLinkPower) { mn->lp.state, mn->lp_l1_2 },
-                              current, &plan);
+        mn->lp_plan.state = mn->lp.state;
+        context_plan_nic_with(&m->c, &mn->nic, mn->lp_stopped ? NULL : &mn->lp_plan, current, &plan);
         context_record_tx_guard(&m->c, &mn->nic, &plan);
         /* drift = leave: what another tool took over stays with it until a reload. */
         for (size_t i = 0; i < plan.n; i++)
@@ -647,7 +678,8 @@ static bool net_device_may_be_ours(sd_device *d) {
  * managed NIC: one that appeared (an ifindex not seen before) is applied at once, one that
  * came up is re-applied.
  */
-static void manager_link_changed(Manager *m, ManagedNic *mn, size_t k, const char *ifname, int ifindex, bool up) {
+static void manager_link_changed(Manager *m, ManagedNic *mn, size_t k, const char *ifname, int ifindex, bool up,
+                                 bool carrier) {
         bool appeared = mn->ifindex[k] != ifindex;
 
         /* r8169 rewrites IntrMitigate on every open: re-apply when the interface comes up. */
@@ -660,17 +692,16 @@ static void manager_link_changed(Manager *m, ManagedNic *mn, size_t k, const cha
         }
         mn->ifindex[k] = ifindex;
         mn->up[k] = up;
-        /* No samples, and no wakeups, while the link is down. */
-        if (!manager_link_up(mn) && mn->lp_active) {
-                mn->lp_active = false;
-                manager_link_power_arm(m);
-        }
+        mn->carrier[k] = carrier;
+        /* No samples, and no wakeups, while the link is down or has no carrier. */
+        manager_link_power_update(m, mn);
 }
 
-static void manager_link_removed(ManagedNic *mn, size_t k, int ifindex) {
+static void manager_link_removed(Manager *m, ManagedNic *mn, size_t k, int ifindex) {
         if (mn->ifindex[k] == ifindex) {
                 mn->ifindex[k] = 0;
-                mn->up[k] = false;
+                mn->up[k] = mn->carrier[k] = false;
+                manager_link_power_update(m, mn);
         }
 }
 
@@ -726,7 +757,7 @@ static int on_device(sd_device_monitor *monitor, sd_device *d, void *userdata) {
                 manager_schedule(m);
         } else if (action == SD_DEVICE_ADD && mn->ifindex[k] == 0 && sd_device_get_ifindex(d, &ifindex) >= 0)
                 /* rtnetlink tells first and is acted on; this is for an interface it has not told of. */
-                manager_link_changed(m, mn, k, sysname, ifindex, mn->up[k]);
+                manager_link_changed(m, mn, k, sysname, ifindex, mn->up[k], mn->carrier[k]);
         return 0;
 }
 
@@ -740,9 +771,9 @@ static void on_link(const char *ifname, int ifindex, unsigned flags, bool remove
                 return;
         mn->seen[k] = m->dump;
         if (removed)
-                manager_link_removed(mn, k, ifindex);
+                manager_link_removed(m, mn, k, ifindex);
         else
-                manager_link_changed(m, mn, k, ifname, ifindex, flags & IFF_UP);
+                manager_link_changed(m, mn, k, ifname, ifindex, flags & IFF_UP, flags & IFF_LOWER_UP);
 }
 
 /*
@@ -766,7 +797,7 @@ static void manager_resync_links(Manager *m) {
                 ManagedNic *mn = &m->nics[i];
                 for (size_t k = 0; k < mn->nic.n_ifnames; k++)
                         if (mn->seen[k] != m->dump && mn->ifindex[k] != 0) {
-                                manager_link_removed(mn, k, mn->ifindex[k]);
+                                manager_link_removed(m, mn, k, mn->ifindex[k]);
                                 gone++;
                         }
         }
@@ -850,8 +881,7 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
         for (size_t i = 0; i < m->n_nics; i++) {
                 for (int k = 0; k < _KNOB_MAX; k++)
                         m->nics[i].knobs[k].yielded = m->nics[i].knobs[k].drift_logged = false;
-                m->nics[i].lp_stopped = NULL;
-                m->nics[i].lp_init = false;
+                m->nics[i].lp_stopped = NULL; /* the state, its times and what was found stay */
         }
         log_info("Configuration reloaded.");
         m->c.profile = _PROFILE_INVALID;

@@ -32,13 +32,14 @@ const char *plan_provenance_string(const Provenance *p, char *buf, size_t size) 
 }
 
 /*
- * Dynamic link power, where asked and allowed: L1 and L1.1 follow the link's load, L1.2
- * and clkpm stay the quirk database's. Not where the link/ attributes are missing, not on
- * a link that had a tx timeout, not where a quirk marks the chip static (unless a [device]
- * section asks for it by name), not where a quirk or the configuration decides L1. The
- * kernel masks L1.2 with L1 (aspm.c: disabling L1 disables its substates, enabling L1
- * does not bring them back), so an L1.2 nothing decides is written with L1: off with it,
- * and back to what it was when L1 comes back.
+ * Dynamic link power, where asked and allowed: L1 and L1.1 follow the link's load; clkpm and
+ * the other substates stay the quirk database's. Not where the link/ attributes are missing,
+ * not on a link that had a tx timeout, not where a quirk marks the chip static (unless a
+ * [device] section asks for it by name), not where a quirk or the configuration decides L1.
+ * The kernel masks every L1 substate with L1 (aspm.c: disabling L1 disables L1.1, L1.2 and
+ * the PCI-PM ones; enabling L1 does not bring them back; enabling a substate enables L1), so
+ * a substate nothing decides is written with L1: off with it, back to what it was when L1
+ * comes back; and one a quirk or the configuration turns on waits while the link is busy.
  */
 static void plan_link_power(const PlanInput *in, NicPlan *ret, bool set[_KNOB_MAX], const bool skip[_KNOB_MAX],
                             uint64_t value[_KNOB_MAX], Provenance why[_KNOB_MAX]) {
@@ -73,20 +74,23 @@ static void plan_link_power(const PlanInput *in, NicPlan *ret, bool set[_KNOB_MA
         if (ret->link_power_blocked || !lp)
                 return;
 
-        static const KnobId l1[] = { KNOB_L1_ASPM, KNOB_L1_1_ASPM, KNOB_L1_2_ASPM };
-        for (size_t i = 0; i < ELEMENTSOF(l1); i++) {
-                KnobId k = l1[i];
-                bool on = lp->state == LINK_POWER_IDLE;
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                bool idle = lp->state == LINK_POWER_IDLE, switched = k == KNOB_L1_ASPM || k == KNOB_L1_1_ASPM;
 
-                if (in->current[k].status != KNOB_STATUS_OK)
+                if (!knob_get(k)->l1 || in->current[k].status != KNOB_STATUS_OK)
                         continue;
-                if (k == KNOB_L1_2_ASPM) {
-                        if (set[k] || skip[k] || lp->l1_2 < 0)
-                                continue; /* the quirk database's, or not known: left alone */
-                        on = on && lp->l1_2 == 1;
+                if (!switched && (set[k] || skip[k])) {
+                        /* The quirk database's or the configuration's; a 1 would turn L1 on under load. */
+                        if (set[k] && value[k] != 0 && !idle) {
+                                value[k] = 0;
+                                why[k] = (Provenance) { .kind = PROVENANCE_LINK_POWER };
+                        }
+                        continue;
                 }
+                if (!switched && !lp->found_known[k])
+                        continue; /* not known what it was: left alone */
                 set[k] = true;
-                value[k] = on;
+                value[k] = idle && (switched || lp->found[k]);
                 why[k] = (Provenance) { .kind = PROVENANCE_LINK_POWER };
         }
         ret->link_power = lp->state;

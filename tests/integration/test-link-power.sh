@@ -70,6 +70,7 @@ reaction_ms=$((($(date +%s%N) - start) / 1000000))
 ((reaction_ms <= 1500)) && ok || fail "busy: reaction ${reaction_ms} ms"
 eq "busy: L1.1 off" 0 "$(link l1_1_aspm)"
 eq "busy: L1.2 off" 0 "$(link l1_2_aspm)"
+eq "busy: PCI-PM L1.1 off" 0 "$(link l1_1_pcipm)"
 wait $tpid
 # Quiet: back on only after the quiet time (2 s here), not at once.
 sleep 1
@@ -77,8 +78,10 @@ eq "quiet 1 s: still off" 0 "$(link l1_aspm)"
 wait_for 6 link_is l1_aspm 1 && ok || fail "quiet: L1 back on"
 eq "quiet: L1.1 back on" 1 "$(link l1_1_aspm)"
 eq "quiet: L1.2 back as found" 1 "$(link l1_2_aspm)"
+eq "quiet: PCI-PM L1.1 back as found" 1 "$(link l1_1_pcipm)"
+eq "quiet: PCI-PM L1.2 stays as found" 0 "$(link l1_2_pcipm)"
 eq "write order: substates off first, L1 on first" \
-        "l1_2_aspm=0 l1_1_aspm=0 l1_aspm=0 l1_aspm=1 l1_1_aspm=1 l1_2_aspm=1" "$(lp_writes)"
+        "l1_2_aspm=0 l1_1_pcipm=0 l1_1_aspm=0 l1_aspm=0 l1_aspm=1 l1_1_aspm=1 l1_1_pcipm=1 l1_2_aspm=1" "$(lp_writes)"
 st=$(status_json)
 eq "status: the state" idle "$(jq -r '.nics[0].link_power.state' <<<"$st")"
 eq "status: the transitions" 2 "$(jq -r '.nics[0].link_power.transitions' <<<"$st")"
@@ -109,6 +112,12 @@ sleep 1
 before=$(ctxt); sleep 3; after=$(ctxt)
 ((after - before <= 1)) && ok || fail "link down: $((after - before)) wakeups in 3 s"
 ip link set enp1s0 up
+# Up without carrier (the other end gone, as an unplugged cable): no samples either.
+ip -n r8t-peer link set peer0 down
+sleep 1
+before=$(ctxt); sleep 3; after=$(ctxt)
+((after - before <= 1)) && ok || fail "no carrier: $((after - before)) wakeups in 3 s"
+ip -n r8t-peer link set peer0 up
 # Link up and idle: at most one wakeup per sample period (6 in 3 s), and a little for the link's own chatter.
 sleep 1
 before=$(ctxt); sleep 3; after=$(ctxt)
@@ -121,7 +130,7 @@ traffic 400
 sleep 3
 eq "hand-written: said once" 1 "$(said 'dynamic link power is off for this link')"
 eq "hand-written: left as written" 0 "$(link l1_aspm)"
-eq "hand-written: nothing more written" 6 "$(lp_writes | wc -w)"
+eq "hand-written: nothing more written" 8 "$(lp_writes | wc -w)"
 eq "hand-written: status says stopped" stopped "$(status_json | jq -r '.nics[0].link_power.state')"
 
 # A reload starts it again; a tx timeout then stops it at once and for good.
@@ -129,12 +138,15 @@ echo 1 >"$L/l1_aspm"
 kill -HUP "$DPID"
 wait_for 10 ready_at_least 2 && ok || fail "reload"
 sleep 1
+# As r8169 does since 6.3: the watchdog fires, the driver turns L0s and L1 off itself.
 echo 1 >"$fx/sys/class/net/enp1s0/queues/tx-0/tx_timeout"
+echo 0 >"$L/l1_1_aspm"; echo 0 >"$L/l1_aspm"
 wait_for 5 link_is l1_aspm 0 && ok || fail "tx timeout: L1 off"
 wait_for 5 said_at_least 1 'is off for this link: the link had a tx timeout' && ok || fail "tx timeout: said"
 traffic 200
 sleep 3
 eq "tx timeout: L1 stays off after quiet" 0 "$(link l1_aspm)"
+eq "tx timeout: not taken for a hand-written value" 1 "$(said 'was set to 0 outside r8169-tuned')"
 
 daemon_stop
 eq "stop: exit 0" 0 "$DRC"

@@ -367,12 +367,18 @@ static void test_plan_link_power(void **state) {
         ConfigDevice dev = { .name = "here", .match.slot = "0000:01:00.0", .link_power = { -1 } };
         Config cfg = { .link_power = { LINK_POWER_DYNAMIC, { "/etc/x.conf", 3 } }, .link_power_busy_pps = 100,
                        .link_power_quiet_s = 30, .devices = &dev, .n_devices = 1 };
-        PlanLinkPower busy = { LINK_POWER_BUSY, 1 }, idle = { LINK_POWER_IDLE, 1 };
+        PlanLinkPower busy = { .state = LINK_POWER_BUSY }, idle = { .state = LINK_POWER_IDLE };
         PlanInput in = { .nic = &nic, .current = cur, .quirks = &db, .config = &cfg, .profile = PROFILE_POWERSAVE, .machine = &m };
         NicPlan p;
 
         for (int k = 0; k < _KNOB_MAX; k++)
                 cur[k] = (KnobReading) { .status = KNOB_STATUS_OK, .value = 1 };
+        /* As found: L1.2 on, PCI-PM L1.1 on, PCI-PM L1.2 off. */
+        busy.found_known[KNOB_L1_2_ASPM] = idle.found_known[KNOB_L1_2_ASPM] = true;
+        busy.found[KNOB_L1_2_ASPM] = idle.found[KNOB_L1_2_ASPM] = true;
+        busy.found_known[KNOB_L1_1_PCIPM] = idle.found_known[KNOB_L1_1_PCIPM] = true;
+        busy.found[KNOB_L1_1_PCIPM] = idle.found[KNOB_L1_1_PCIPM] = true;
+        busy.found_known[KNOB_L1_2_PCIPM] = idle.found_known[KNOB_L1_2_PCIPM] = true;
 
         /* The CLI: asked, runs (no quirk marks the chip), nothing planned for L1. */
         plan_nic(&in, &p);
@@ -389,25 +395,42 @@ static void test_plan_link_power(void **state) {
         assert_int_equal(find_item(&p, KNOB_L1_ASPM)->desired, 0);
         assert_int_equal(find_item(&p, KNOB_L1_1_ASPM)->desired, 0);
         assert_int_equal(find_item(&p, KNOB_L1_2_ASPM)->desired, 0);
+        assert_int_equal(find_item(&p, KNOB_L1_1_PCIPM)->desired, 0);
+        assert_int_equal(find_item(&p, KNOB_L1_2_PCIPM)->desired, 0);
         assert_int_equal(find_item(&p, KNOB_L1_ASPM)->why.kind, PROVENANCE_LINK_POWER);
         assert_null(find_item(&p, KNOB_CLKPM)); /* clkpm is the quirk database's */
+        assert_null(find_item(&p, KNOB_L0S_ASPM));
         in.link_power = &idle;
-        idle.l1_2 = 0;
         plan_nic(&in, &p);
         assert_int_equal(find_item(&p, KNOB_L1_ASPM)->desired, 1);
         assert_int_equal(find_item(&p, KNOB_L1_1_ASPM)->desired, 1);
-        assert_int_equal(find_item(&p, KNOB_L1_2_ASPM)->desired, 0); /* it was off: it stays off */
-        idle.l1_2 = -1;
+        assert_int_equal(find_item(&p, KNOB_L1_2_ASPM)->desired, 1);  /* back as found */
+        assert_int_equal(find_item(&p, KNOB_L1_1_PCIPM)->desired, 1); /* back as found */
+        assert_int_equal(find_item(&p, KNOB_L1_2_PCIPM)->desired, 0); /* it was off: it stays off */
+        idle.found_known[KNOB_L1_2_ASPM] = false;
         plan_nic(&in, &p);
         assert_null(find_item(&p, KNOB_L1_2_ASPM)); /* not known: left alone */
 
-        /* A quirk deciding L1.2 keeps it. */
+        /* A quirk deciding L1.2 keeps it; one turning it on waits while the link is busy (it would turn L1 on). */
         unsafe.set[KNOB_L1_2_ASPM] = true;
         unsafe.value[KNOB_L1_2_ASPM] = 0;
         in.link_power = &busy;
         plan_nic(&in, &p);
         assert_int_equal(find_item(&p, KNOB_L1_2_ASPM)->why.kind, PROVENANCE_QUIRK);
+        unsafe.value[KNOB_L1_2_ASPM] = 1;
+        plan_nic(&in, &p);
+        assert_int_equal(find_item(&p, KNOB_L1_2_ASPM)->desired, 0);
+        in.link_power = &idle;
+        plan_nic(&in, &p);
+        assert_int_equal(find_item(&p, KNOB_L1_2_ASPM)->desired, 1);
+        assert_int_equal(find_item(&p, KNOB_L1_2_ASPM)->why.kind, PROVENANCE_QUIRK);
+        in.link_power = &busy;
         unsafe.set[KNOB_L1_2_ASPM] = false;
+        /* A quirk setting L1 itself: not here. */
+        unsafe.set[KNOB_L1_ASPM] = true;
+        plan_nic(&in, &p);
+        assert_string_equal(p.link_power_blocked, "a quirk sets L1 for this chip");
+        unsafe.set[KNOB_L1_ASPM] = false;
 
         /* A quirk marking the chip static: not from [global], but a [device] naming it may. */
         unsafe.link_power_static = true;
