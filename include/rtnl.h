@@ -25,7 +25,8 @@ int rtnl_dump_links(rtnl_link_handler h, void *userdata);
 /*
  * The packets (received + sent) of one interface by ifindex: RTM_GETSTATS asking for
  * IFLA_STATS_LINK_64 alone (Linux 4.7), a reply of ~200 bytes where RTM_GETLINK sends every
- * attribute of the link. On a socket of rtnl_stats_open() kept for it (nl_socket_free).
+ * attribute of the link. On a socket of rtnl_stats_open() kept for it (nl_socket_free): a
+ * connected rtnetlink socket without automatic ACKs, so no reply is left behind.
  */
 int rtnl_stats_open(struct nl_sock **ret);
 int rtnl_link_packets(struct nl_sock *s, int ifindex, uint64_t *ret);

@@ -54,21 +54,33 @@ int rtnl_monitor_new(rtnl_link_handler h, void *userdata, NetlinkMonitor **ret) 
 }
 
 
+int rtnl_stats_open(struct nl_sock **ret) {
+        _cleanup_(nl_socket_freep) struct nl_sock *s = nl_socket_alloc();
+        int r;
+
+        if (!s)
+                return -ENOMEM;
+        r = nl_connect(s, NETLINK_ROUTE);
+        if (r < 0)
+                return nle_to_errno(r);
+        /* One reply per request and no ACK after it: nothing is left behind for the next request. */
+        nl_socket_disable_auto_ack(s);
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
 int rtnl_dump_links(rtnl_link_handler h, void *userdata) {
         RtnlMonitor m = { .handler = h, .userdata = userdata };
         struct rtgenmsg g = { .rtgen_family = AF_UNSPEC };
         int r = -NLE_DUMP_INTR;
 
         for (int attempt = 0; attempt < 5 && r == -NLE_DUMP_INTR; attempt++) {
-                _cleanup_(nl_socket_freep) struct nl_sock *s = nl_socket_alloc();
+                _cleanup_(nl_socket_freep) struct nl_sock *s = NULL;
 
-                if (!s)
-                        return -ENOMEM;
-                r = nl_connect(s, NETLINK_ROUTE);
-                if (r < 0)
-                        return nle_to_errno(r);
                 /* A dump ends with NLMSG_DONE; an ACK on top would be one more message to wait for. */
-                nl_socket_disable_auto_ack(s);
+                r = rtnl_stats_open(&s);
+                if (r < 0)
+                        return r;
                 /* Link messages with all their attributes exceed a page: size each read by peeking. */
                 nl_socket_enable_msg_peek(s);
                 r = nl_socket_modify_cb(s, NL_CB_VALID, NL_CB_CUSTOM, on_link, &m);
@@ -100,20 +112,6 @@ static int on_stats(struct nl_msg *msg, void *arg) {
         return NL_OK;
 }
 
-int rtnl_stats_open(struct nl_sock **ret) {
-        _cleanup_(nl_socket_freep) struct nl_sock *s = nl_socket_alloc();
-        int r;
-
-        if (!s)
-                return -ENOMEM;
-        r = nl_connect(s, NETLINK_ROUTE);
-        if (r < 0)
-                return nle_to_errno(r);
-        /* One reply per request and no ACK after it: nothing is left behind for the next request. */
-        nl_socket_disable_auto_ack(s);
-        *ret = TAKE_PTR(s);
-        return 0;
-}
 
 int rtnl_link_packets(struct nl_sock *s, int ifindex, uint64_t *ret) {
         _cleanup_nlmsg_ struct nl_msg *m = NULL;
