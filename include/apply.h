@@ -13,6 +13,7 @@ typedef struct KnobState {
         uint64_t desired;
         bool drift_logged;     /* drift said once at notice level */
         bool yielded;          /* drift = leave: another tool owns it now */
+        bool kept_other;       /* the last apply wrote it and the kernel kept another value */
 } KnobState;
 
 typedef struct ApplyContext {

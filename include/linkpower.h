@@ -43,6 +43,8 @@ typedef struct LinkPower {
 void link_power_init(LinkPower *lp, const LinkPowerParams *p, uint64_t now_usec);
 /* One sample of the link's packet counter (rx + tx); whether the state changed. */
 bool link_power_sample(LinkPower *lp, uint64_t now_usec, uint64_t packets);
+/* The link went away: idle at once (no traffic without a link); whether the state changed. */
+bool link_power_idle(LinkPower *lp, uint64_t now_usec);
 /* Time spent in a state up to now. */
 uint64_t link_power_time(const LinkPower *lp, LinkPowerState s, uint64_t now_usec);
 

@@ -61,6 +61,11 @@ UndoEntry *undo_find(UndoJournal *j, KnobBackendId kind, const char *name);
 KnobId undo_entry_knob(KnobBackendId kind, const char *name);
 /* Adds an entry, or updates the value set while keeping the first original. */
 int undo_record(UndoJournal *j, KnobBackendId kind, const char *name, uint64_t original, uint64_t set);
+/*
+ * A pending write against what the kernel holds now: taken (now the value set) or never
+ * done (forgotten). Anything else stays pending: either value is still ours to give back.
+ */
+void undo_settle(UndoEntry *e, uint64_t now);
 void undo_remove(UndoJournal *j, UndoEntry *e);
 /*
  * The writer's lock of one NIC: <state_dir>/<slot>.lock, flock(LOCK_EX), held

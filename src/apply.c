@@ -134,9 +134,10 @@ static bool journal_note(UndoJournal *j, const KnobBatch *batch) {
                         undo_remove(j, e); /* nothing changed: nothing to give back */
                         changed = true;
                 } else if (e->set != it->now || e->has_pending) {
+                        /* Saved as "set, pending" it is right on disk already where the kernel took the pending value. */
+                        changed = changed || !(e->has_pending && e->pending == it->now);
                         e->set = it->now;
                         e->has_pending = false;
-                        changed = true;
                 }
         }
         return changed;
@@ -185,7 +186,11 @@ static int steps_record(const Nic *n, UndoJournal *j, ApplyStep *steps, size_t n
                 const KnobBackend *be = knob_get(steps[s].items[0]->knob)->backend;
                 for (size_t i = 0; steps[s].r >= 0 && i < steps[s].batch.n && r >= 0; i++) {
                         KnobBatchItem *it = &steps[s].batch.items[i];
-                        it->existed = undo_find(j, be->id, it->name) != NULL;
+                        UndoEntry *e = undo_find(j, be->id, it->name);
+
+                        it->existed = e != NULL;
+                        if (e)
+                                undo_settle(e, it->original);
                         r = undo_record(j, be->id, it->name, it->original, it->value);
                         recorded++;
                 }
@@ -262,6 +267,8 @@ static bool step_write(ApplyContext *ctx, const Nic *n, ApplyStep *s, UndoJourna
                 } else if (now->value != it->desired || now->partial) {
                         /* e.g. an ASPM state the BIOS left off stays off under the default policy */
                         st->failed++;
+                        if (knob_state(ctx, it->knob))
+                                knob_state(ctx, it->knob)->kept_other = true;
                         log_nic_knob(LOG_WARNING, R8T_MESSAGE_KNOB_FAILED, n, it->knob, old,
                                      now->partial ? "partial" : fmt(it->knob, now->value, now_s), &it->why, 0,
                                      "asked for %s %s, the kernel kept %s", name, want,
@@ -445,8 +452,11 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
         char path[4096];
         int r;
 
-        for (int k = 0; k < _KNOB_MAX; k++)
+        for (int k = 0; k < _KNOB_MAX; k++) {
                 set_held(ctx, k, false);
+                if (knob_state(ctx, k))
+                        knob_state(ctx, k)->kept_other = false;
+        }
         for (size_t i = 0; i < p->n; i++) {
                 changes += p->items[i].action == PLAN_CHANGE;
                 keep[p->items[i].knob] = p->items[i].action != PLAN_EXCLUDED;
@@ -492,6 +502,9 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
                 case PLAN_KEEP:
                         st->unchanged++;
                         set_held(ctx, it->knob, true);
+                        /* A write left pending by a kill, which the kernel took: ours, and settled (saved with the next change). */
+                        if (j.path && items_are_knobs(it->knob))
+                                undo_settle(undo_find(&j, be->id, knob_get(it->knob)->name), it->current.value);
                         break;
                 case PLAN_SKIP:
                         apply_skip(ctx, n, it, st);

@@ -53,6 +53,14 @@ bool link_power_sample(LinkPower *lp, uint64_t now_usec, uint64_t packets) {
         return false;
 }
 
+bool link_power_idle(LinkPower *lp, uint64_t now_usec) {
+        lp->sampled = false; /* the next sample is a baseline again */
+        if (lp->state != LINK_POWER_BUSY)
+                return false;
+        enter(lp, LINK_POWER_IDLE, now_usec);
+        return true;
+}
+
 uint64_t link_power_time(const LinkPower *lp, LinkPowerState s, uint64_t now_usec) {
         return lp->time_usec[s] + (lp->state == s ? now_usec - lp->since_usec : 0);
 }

@@ -41,6 +41,7 @@ typedef struct ManagedNic {
         bool lp_active;                   /* in charge and the link has carrier: sampled by the timer */
         const char *lp_stopped;           /* why it stopped for this link until a reload, NULL: it did not */
         PlanLinkPower lp_plan;            /* the L1 substates as first found (what the plan gives back) */
+        bool lp_found_read;
         uint64_t lp_expect;               /* link/l1_aspm as read back after our last apply */
         uint64_t lp_summary_usec;
 } ManagedNic;
@@ -459,6 +460,12 @@ static void manager_link_power_update(Manager *m, ManagedNic *mn) {
 
         if (active && !mn->lp_active)
                 manager_link_power_save(m, mn, now_usec());
+        /* No traffic without a link: L1 goes back on at once (an unplugged laptop would otherwise stay out of deep idle). */
+        if (!active && mn->lp_active && link_power_idle(&mn->lp, now_usec())) {
+                log_nic(LOG_DEBUG, R8T_MESSAGE_NIC_TUNED, &mn->nic, 0, "link power: no link, L1 on");
+                manager_link_power_save(m, mn, now_usec());
+                manager_mark_dirty(m, mn);
+        }
         mn->lp_active = active;
         manager_link_power_arm(m);
 }
@@ -478,16 +485,29 @@ static void manager_link_power_applied(Manager *m, ManagedNic *mn, const NicPlan
                 manager_link_power_update(m, mn);
                 return;
         }
-        /* The substates as found, before link power ever turned L1 off (which masks them). */
-        for (int k = 0; mn->lp.transitions == 0 && k < _KNOB_MAX; k++)
-                if (knob_get(k)->l1 && !mn->lp_plan.found_known[k] && current[k].status == KNOB_STATUS_OK) {
+        /*
+         * The substates as found, before link power ever turned L1 off (which masks them): the
+         * journal's originals where it has them (a daemon before this one may have left L1 off),
+         * else what the plan read.
+         */
+        if (mn->lp.transitions == 0 && !mn->lp_found_read) {
+                _cleanup_(undo_done) UndoJournal j = {};
+                _cleanup_(diag_done) Diagnostics d = {};
+                bool have = undo_load(m->opts->state_dir, mn->nic.slot, &j, &d) >= 0;
+
+                for (int k = 0; k < _KNOB_MAX; k++) {
+                        const UndoEntry *e = have ? undo_find(&j, knob_get(k)->backend->id, knob_get(k)->name) : NULL;
+                        if (!knob_get(k)->l1 || (!e && current[k].status != KNOB_STATUS_OK))
+                                continue;
                         mn->lp_plan.found_known[k] = true;
-                        mn->lp_plan.found[k] = current[k].value != 0;
+                        mn->lp_plan.found[k] = (e ? e->original : current[k].value) != 0;
                 }
+                mn->lp_found_read = true;
+        }
         /* What the kernel made of our write: under the default policy L1 comes on only where the BIOS enabled it. */
         snprintf(dir, sizeof(dir), "bus/pci/devices/%s/link", mn->nic.slot);
         mn->lp_expect = sysroot_read_u64(m->c.root, dir, "l1_aspm", &v) >= 0 ? v : plan->link_power == LINK_POWER_IDLE;
-        if (plan->link_power == LINK_POWER_IDLE && mn->lp_expect == 0)
+        if (plan->link_power == LINK_POWER_IDLE && mn->knobs[KNOB_L1_ASPM].kept_other)
                 manager_link_power_stop(m, mn, "the kernel keeps L1 off on this link (the BIOS did not enable it, and the "
                                                "ASPM policy is default)");
         manager_link_power_update(m, mn);

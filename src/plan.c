@@ -71,6 +71,10 @@ static void plan_link_power(const PlanInput *in, NicPlan *ret, bool set[_KNOB_MA
                 ret->link_power_blocked = why[KNOB_L1_ASPM].kind == PROVENANCE_CONFIG || why[KNOB_L1_1_ASPM].kind == PROVENANCE_CONFIG
                                                   ? "the configuration sets L1 for this NIC"
                                                   : "a quirk sets L1 for this chip";
+        for (int k = 0; !ret->link_power_blocked && k < _KNOB_MAX; k++)
+                /* Turning L1 off turns it off too, and it may not be written back: not here. */
+                if (knob_get(k)->l1 && skip[k] && in->current[k].status == KNOB_STATUS_OK)
+                        ret->link_power_blocked = "a quirk keeps r8169-tuned away from an L1 substate, which L1 off would turn off";
         if (ret->link_power_blocked || !lp)
                 return;
 
@@ -102,7 +106,7 @@ void plan_nic(const PlanInput *in, NicPlan *ret) {
         Provenance why[_KNOB_MAX] = {}, skip_why[_KNOB_MAX] = {};
         PlanItem *items = ret->items;
 
-        *ret = (NicPlan) { .nic = in->nic };
+        *ret = (NicPlan) { .nic = in->nic, .link_power = -1 };
 
         /* Quirks of this profile, in database order (later entries refine earlier ones). */
         for (size_t i = 0; in->quirks && i < in->quirks->n; i++) {

@@ -238,6 +238,15 @@ int undo_record(UndoJournal *j, KnobBackendId kind, const char *name, uint64_t o
         return 0;
 }
 
+void undo_settle(UndoEntry *e, uint64_t now) {
+        if (!e || !e->has_pending)
+                return;
+        if (now == e->pending)
+                e->set = e->pending; /* the write happened: it is what we set */
+        if (now == e->pending || now == e->set)
+                e->has_pending = false;
+}
+
 void undo_remove(UndoJournal *j, UndoEntry *e) {
         if (!e)
                 return;

@@ -138,10 +138,20 @@ echo 1 >"$L/l1_aspm"
 kill -HUP "$DPID"
 wait_for 10 ready_at_least 2 && ok || fail "reload"
 sleep 1
+# Busy, then the link loses its carrier: L1 back on at once (no traffic without a link), not
+# after the quiet time, and not left off while nothing is sampled.
+traffic 300 &
+tpid=$!
+wait_for 5 link_is l1_aspm 0 && ok || fail "busy again after the reload"
+ip -n r8t-peer link set peer0 down
+wait_for 2 link_is l1_aspm 1 && ok || fail "carrier lost while busy: L1 back on"
+wait $tpid || true
+ip -n r8t-peer link set peer0 up
+sleep 1
 # As r8169 does since 6.3: the watchdog fires, the driver turns L0s and L1 off itself.
 echo 1 >"$fx/sys/class/net/enp1s0/queues/tx-0/tx_timeout"
 echo 0 >"$L/l1_1_aspm"; echo 0 >"$L/l1_aspm"
-wait_for 5 link_is l1_aspm 0 && ok || fail "tx timeout: L1 off"
+wait_for 5 link_is l1_2_aspm 0 && ok || fail "tx timeout: the guard turns the rest of the L1 family off"
 wait_for 5 said_at_least 1 'is off for this link: the link had a tx timeout' && ok || fail "tx timeout: said"
 traffic 200
 sleep 3

@@ -449,6 +449,21 @@ static void test_plan_link_power(void **state) {
         assert_false(p.link_power_asked);
         dev.link_power.mode = LINK_POWER_DYNAMIC;
 
+        /* An ignored NIC: not under link power (its plan says no state). */
+        dev.ignore = true;
+        dev.ignore_origin = (Origin) { "/etc/x.conf", 10 };
+        plan_nic(&in, &p);
+        assert_int_equal(p.link_power, -1);
+        dev.ignore = false;
+        dev.ignore_origin = (Origin) {};
+
+        /* A quirk that skips a substate (L1 off would turn it off, and it would never be given back). */
+        unsafe.skip[KNOB_L1_2_PCIPM] = true;
+        plan_nic(&in, &p);
+        assert_non_null(p.link_power_blocked);
+        assert_null(find_item(&p, KNOB_L1_ASPM));
+        unsafe.skip[KNOB_L1_2_PCIPM] = false;
+
         /* The configuration setting L1 itself, a tx timeout, no link/ attributes: not here. */
         dev.set[KNOB_L1_ASPM] = true;
         plan_nic(&in, &p);

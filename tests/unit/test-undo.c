@@ -35,6 +35,19 @@ static void test_round_trip(void **state) {
         assert_int_equal(undo_find(&k, KNOB_BACKEND_FEATURE, "tx-tcp-segmentation")->set, 0);
         assert_null(undo_find(&k, KNOB_BACKEND_LINK, "tx-tcp-segmentation"));
 
+        /* A pending write the kernel took becomes what we set; one never done is forgotten; else both stay ours. */
+        UndoEntry *e = undo_find(&k, KNOB_BACKEND_NETDEV, "gro_flush_timeout");
+        undo_settle(e, 12345);
+        assert_true(e->has_pending);
+        undo_settle(e, 40000);
+        assert_false(e->has_pending);
+        assert_int_equal(e->set, 40000);
+        assert_int_equal(e->original, 0);
+        assert_int_equal(undo_record(&k, KNOB_BACKEND_NETDEV, "gro_flush_timeout", 40000, 50000), 0);
+        undo_settle(e, 40000);
+        assert_false(e->has_pending);
+        assert_int_equal(e->set, 40000);
+
         /* Emptied: the file goes. */
         while (k.n)
                 undo_remove(&k, &k.entries[0]);
