@@ -497,6 +497,25 @@ void backend_read_all(Backend *b, const Nic *n, KnobReading out[_KNOB_MAX]) {
                 knob_backends[i].read(b, &knob_backends[i], n, out);
 }
 
+int backend_read_knob(Backend *b, const Nic *n, KnobId k, uint64_t *ret) {
+        const KnobBackend *be = knob_get(k)->backend;
+        KnobBatch batch = {};
+        EthtoolError err = {};
+        int r;
+
+        if (be->by_feature)
+                return -EOPNOTSUPP; /* its items are kernel features, not the knob */
+        r = knob_batch_add(&batch, k, knob_get(k)->name, 0);
+        if (r >= 0)
+                r = be->read_items(b, be, n, &batch, NULL, &err);
+        if (r >= 0)
+                r = batch.items[0].error;
+        if (r < 0)
+                return r;
+        *ret = batch.items[0].now;
+        return 0;
+}
+
 int backend_check_tables(const Knob *knobs, size_t n_knobs, const KnobBackend *backends, size_t n_backends, char *why,
                          size_t size) {
         for (int i = 0; i < (int) n_backends; i++) {

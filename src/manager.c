@@ -42,6 +42,7 @@ typedef struct ManagedNic {
         const char *lp_stopped;           /* why it stopped for this link until a reload, NULL: it did not */
         PlanLinkPower lp_plan;            /* the L1 substates as first found (what the plan gives back) */
         bool lp_found_read;
+        bool lp_record;                   /* a record may exist: ours, or a daemon's before this one */
         uint64_t lp_expect;               /* link/l1_aspm as read back after our last apply */
         uint64_t lp_summary_usec;
 } ManagedNic;
@@ -254,7 +255,7 @@ static int manager_rescan(Manager *m) {
                                 }
                         }
                 } else {
-                        nn[i] = (ManagedNic) { .nic = l.nics[i], .dirty = true };
+                        nn[i] = (ManagedNic) { .nic = l.nics[i], .dirty = true, .lp_record = true };
                         nic_identify(&nn[i].nic, &ic);
                         log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, &nn[i].nic, 0, "found");
                 }
@@ -323,6 +324,7 @@ static void manager_link_power_save(Manager *m, ManagedNic *mn, uint64_t now) {
 
         link_power_record_from(&rec, &mn->lp, now, mn->lp_stopped);
         r = link_power_record_save(m->opts->state_dir, mn->nic.slot, &rec);
+        mn->lp_record = true;
         if (r < 0)
                 log_nic(LOG_DEBUG, R8T_MESSAGE_NIC_TUNED, &mn->nic, r, "cannot save the link power record: %m");
 }
@@ -367,7 +369,6 @@ static void manager_link_power_arm(Manager *m) {
 
 /* One sample of one link: its tx timeouts, its L1 as we left it, its packets. */
 static void manager_link_power_sample(Manager *m, ManagedNic *mn, uint64_t now) {
-        char dir[64];
         uint64_t packets, v;
         int r;
 
@@ -382,8 +383,7 @@ static void manager_link_power_sample(Manager *m, ManagedNic *mn, uint64_t now) 
                 return;
         }
         /* Written by hand since our last write: the other writer keeps L1, said once. */
-        snprintf(dir, sizeof(dir), "bus/pci/devices/%s/link", mn->nic.slot);
-        if (sysroot_read_u64(m->c.root, dir, "l1_aspm", &v) >= 0 && v != mn->lp_expect) {
+        if (backend_read_knob(&m->c.backend, &mn->nic, KNOB_L1_ASPM, &v) >= 0 && v != mn->lp_expect) {
                 for (int k = 0; k < _KNOB_MAX; k++)
                         if (knob_get(k)->l1)
                                 mn->knobs[k].yielded = true;
@@ -435,12 +435,11 @@ static int on_link_power(sd_event_source *s, uint64_t usec, void *userdata) {
                                                    ? usec + LINK_POWER_PERIOD_USEC
                                                    : now + LINK_POWER_PERIOD_USEC);
         (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-        manager_link_power_arm(m);
-        manager_schedule(m);
+        manager_link_power_arm(m); /* a NIC whose state changed is queued already (manager_mark_dirty) */
         return 0;
 }
 
-/* Before a plan: the parameters of this configuration, once per NIC and configuration. */
+/* Before a plan: the rule's parameters, from the configuration in force (set up once per NIC). */
 static void manager_link_power_prepare(Manager *m, ManagedNic *mn) {
         LinkPowerParams p = { LINK_POWER_PERIOD_USEC, m->c.config.link_power_busy_pps,
                               m->c.config.link_power_quiet_s * 1000000 };
@@ -472,16 +471,15 @@ static void manager_link_power_update(Manager *m, ManagedNic *mn) {
 
 /* After the apply: in charge or not, what L1 holds now, and whether the timer runs. */
 static void manager_link_power_applied(Manager *m, ManagedNic *mn, const NicPlan *plan, const KnobReading current[_KNOB_MAX]) {
-        char dir[64];
         uint64_t v;
 
         if (plan->link_power_asked && plan->link_power_blocked)
                 manager_link_power_stop(m, mn, plan->link_power_blocked);
         mn->lp_in_charge = plan->link_power >= 0;
         if (!mn->lp_in_charge) {
-                /* Not under link power (any more): no record that would tell otherwise. */
-                if (!plan->link_power_asked)
-                        (void) link_power_record_remove(m->opts->state_dir, mn->nic.slot);
+                /* Not under link power (any more): no record that would tell otherwise (one unlink, not one per apply). */
+                if (!plan->link_power_asked && mn->lp_record && link_power_record_remove(m->opts->state_dir, mn->nic.slot) >= 0)
+                        mn->lp_record = false;
                 manager_link_power_update(m, mn);
                 return;
         }
@@ -505,8 +503,8 @@ static void manager_link_power_applied(Manager *m, ManagedNic *mn, const NicPlan
                 mn->lp_found_read = true;
         }
         /* What the kernel made of our write: under the default policy L1 comes on only where the BIOS enabled it. */
-        snprintf(dir, sizeof(dir), "bus/pci/devices/%s/link", mn->nic.slot);
-        mn->lp_expect = sysroot_read_u64(m->c.root, dir, "l1_aspm", &v) >= 0 ? v : plan->link_power == LINK_POWER_IDLE;
+        mn->lp_expect = backend_read_knob(&m->c.backend, &mn->nic, KNOB_L1_ASPM, &v) >= 0 ? v
+                                                                                         : plan->link_power == LINK_POWER_IDLE;
         if (plan->link_power == LINK_POWER_IDLE && mn->knobs[KNOB_L1_ASPM].kept_other)
                 manager_link_power_stop(m, mn, "the kernel keeps L1 off on this link (the BIOS did not enable it, and the "
                                                "ASPM policy is default)");
