@@ -71,11 +71,11 @@ void undo_remove(UndoJournal *j, UndoEntry *e);
  * The writer's lock of one NIC: <state_dir>/<slot>.lock, flock(LOCK_EX), held
  * around read-journal-plan-write-save by the commands and the daemon alike, so
  * that two writers never interleave and no original is lost. With wait_ms 0 it
- * does not wait (-EAGAIN when another writer holds it). Temporary journal files
- * of the slot that a crashed writer left are removed once it is held. Returns
- * the fd to close.
+ * does not wait (-EAGAIN when another writer holds it). Returns the fd to close.
  */
 int undo_lock_nic(const char *state_dir, const char *slot, unsigned wait_ms);
+/* Removes the temporary journal files crashed writers left (the daemon, once at start). */
+void undo_remove_leftovers(const char *state_dir);
 /*
  * The service's lock, <state_dir>/daemon.lock: the daemon holds it while it
  * runs (undo_lock_service), the commands ask whether someone does
@@ -90,5 +90,9 @@ int undo_service_running(const char *state_dir);
  */
 bool undo_tx_guard_recorded(const char *state_dir, const char *slot);
 int undo_tx_guard_record(const char *state_dir, const char *slot, uint64_t timeouts);
-/* Temporary file, fsync, rename, fsync of the directory; an empty journal is removed. */
+#define UNDO_TMP_SUFFIX ".tmp"
+/*
+ * Temporary file <slot>.tmp (the caller holds the slot's lock), fsync, rename, fsync of the
+ * directory; an empty journal is removed.
+ */
 int undo_save(UndoJournal *j);

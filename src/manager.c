@@ -1066,6 +1066,7 @@ int manager_run(const Options *o) {
                                                : "Cannot take the service lock in %s: %m", o->state_dir);
                 goto out;
         }
+        undo_remove_leftovers(o->state_dir);
         r = sysroot_new(o->sysfs, &m.c.root);
         if (r < 0) {
                 log_error_errno(r, "Cannot open sysfs root %s: %m", o->sysfs);

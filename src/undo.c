@@ -281,9 +281,10 @@ int undo_save(UndoJournal *j) {
                         return -errno;
                 return fsync_dir_of(j->path);
         }
-        if (asprintf(&tmp, "%s.XXXXXX", j->path) < 0)
+        /* One name per slot: only the holder of the slot's lock writes it (a crash leaves it to be overwritten). */
+        if (asprintf(&tmp, "%s" UNDO_TMP_SUFFIX, j->path) < 0)
                 return -ENOMEM;
-        fd = mkostemp(tmp, O_CLOEXEC);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
         if (fd < 0)
                 return -errno;
         f = fdopen(fd, "w");
@@ -333,16 +334,34 @@ static int lock_open(const char *state_dir, const char *name) {
 }
 
 /* With the slot's lock held, a temporary journal of that slot is what a crashed writer left. */
-static void remove_leftovers(const char *state_dir, const char *slot) {
+/*
+ * What crashed writers left: "<slot>.tmp" (undo_save) and "<slot>.XXXXXX" (the mkostemp names
+ * of earlier versions). Once, when the daemon starts: under a NIC's lock a leftover is simply
+ * overwritten, so the hot path never lists the directory.
+ */
+void undo_remove_leftovers(const char *state_dir) {
         _cleanup_closedir_ DIR *d = opendir(state_dir);
 
         if (!d)
                 return;
-        for (struct dirent *de; (de = readdir(d));)
-                /* "<slot>.XXXXXX": what undo_save's mkostemp makes. */
-                if (strlen(de->d_name) == PCI_SLOT_LEN - 1 + 7 && strncmp(de->d_name, slot, PCI_SLOT_LEN - 1) == 0 &&
-                    de->d_name[PCI_SLOT_LEN - 1] == '.' && !streq(de->d_name + PCI_SLOT_LEN, "lock"))
+        for (struct dirent *de; (de = readdir(d));) {
+                size_t n = strlen(de->d_name);
+                char slot[PCI_SLOT_LEN];
+
+                if (n <= PCI_SLOT_LEN || de->d_name[PCI_SLOT_LEN - 1] != '.')
+                        continue;
+                memcpy(slot, de->d_name, PCI_SLOT_LEN - 1);
+                slot[PCI_SLOT_LEN - 1] = 0;
+                if (!pci_slot_valid(slot))
+                        continue;
+                if (!streq(de->d_name + PCI_SLOT_LEN - 1, UNDO_TMP_SUFFIX) &&
+                    !(n == PCI_SLOT_LEN - 1 + 7 && !streq(de->d_name + PCI_SLOT_LEN, "lock")))
+                        continue;
+                /* Only with the slot's lock: a command may be writing it this very moment. */
+                _cleanup_close_ int lock = undo_lock_nic(state_dir, slot, 0);
+                if (lock >= 0)
                         (void) unlinkat(dirfd(d), de->d_name, 0);
+        }
 }
 
 int undo_lock_nic(const char *state_dir, const char *slot, unsigned wait_ms) {
@@ -367,7 +386,6 @@ int undo_lock_nic(const char *state_dir, const char *slot, unsigned wait_ms) {
                 nanosleep(&(struct timespec) { .tv_nsec = 20 * 1000 * 1000 }, NULL);
                 waited += 20;
         }
-        remove_leftovers(state_dir, slot);
         return TAKE_FD(fd);
 }
 

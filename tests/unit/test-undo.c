@@ -3,7 +3,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "undo.h"
 
@@ -90,10 +93,71 @@ static void test_bad_lines_kept(void **state) {
         diag_done(&d);
 }
 
+static bool exists(const char *name) {
+        char p[256];
+        snprintf(p, sizeof(p), "%s/%s", dir, name);
+        return access(p, F_OK) == 0;
+}
+
+static void touch(const char *name) {
+        char p[256];
+        snprintf(p, sizeof(p), "%s/%s", dir, name);
+        int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        assert_true(fd >= 0);
+        close(fd);
+}
+
+/* A crashed writer's temporary files go at start-up, what else is in the directory stays. */
+static void test_leftovers(void **state) {
+        static const char *const kept[] = { "0000:02:00.0", "0000:02:00.0.lock", "0000:02:00.0.txguard",
+                                            "0000:02:00.0.linkpower", "notaslot.tmp", "daemon.lock" };
+        static const char *const gone[] = { "0000:02:00.0.tmp", "0000:02:00.0.a1B2c3" };
+        char p[256];
+        int held;
+
+        for (size_t i = 0; i < 6; i++)
+                touch(kept[i]);
+        for (size_t i = 0; i < 2; i++)
+                touch(gone[i]);
+        /* Another writer holds the slot: its temporary file may be in the making. */
+        touch("0000:03:00.0.tmp");
+        held = undo_lock_nic(dir, "0000:03:00.0", 0);
+        assert_true(held >= 0);
+
+        undo_remove_leftovers(dir);
+        for (size_t i = 0; i < 6; i++)
+                assert_true(exists(kept[i]));
+        for (size_t i = 0; i < 2; i++)
+                assert_false(exists(gone[i]));
+        assert_true(exists("0000:03:00.0.tmp"));
+        close(held);
+        undo_remove_leftovers(dir);
+        assert_false(exists("0000:03:00.0.tmp"));
+
+        /* A save under the lock overwrites the fixed temporary name and leaves none behind. */
+        touch("0000:02:00.0.tmp");
+        UndoJournal j = {};
+        Diagnostics d = {};
+        assert_int_equal(undo_load(dir, "0000:02:00.0", &j, &d), 0);
+        assert_int_equal(undo_record(&j, KNOB_BACKEND_LINK, "clkpm", 1, 0), 0);
+        assert_int_equal(undo_save(&j), 0);
+        assert_false(exists("0000:02:00.0.tmp"));
+        undo_done(&j);
+        diag_done(&d);
+
+        for (size_t i = 0; i < 6; i++) {
+                snprintf(p, sizeof(p), "%s/%s", dir, kept[i]);
+                (void) unlink(p);
+        }
+        snprintf(p, sizeof(p), "%s/0000:03:00.0.lock", dir);
+        (void) unlink(p);
+}
+
 static int setup(void **state) { return mkdtemp(dir) ? 0 : -1; }
 static int teardown(void **state) { return rmdir(dir); }
 
 int main(void) {
-        const struct CMUnitTest tests[] = { cmocka_unit_test(test_round_trip), cmocka_unit_test(test_bad_lines_kept) };
+        const struct CMUnitTest tests[] = { cmocka_unit_test(test_round_trip), cmocka_unit_test(test_bad_lines_kept),
+                                            cmocka_unit_test(test_leftovers) };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
