@@ -87,6 +87,7 @@ typedef struct Manager {
         unsigned writes;        /* test seam: writes so far, across every apply and restore */
         bool rescan;            /* rediscover PCI devices before working */
         bool everything;        /* re-apply every NIC */
+        bool running;           /* the event loop runs: events are acted on at once */
 } Manager;
 
 static void manager_schedule(Manager *m) {
@@ -698,21 +699,28 @@ static bool net_device_may_be_ours(sd_device *d) {
  */
 static void manager_link_changed(Manager *m, ManagedNic *mn, size_t k, const char *ifname, int ifindex, bool up,
                                  bool carrier) {
-        bool appeared = mn->ifindex[k] != ifindex;
+        bool appeared = mn->ifindex[k] != ifindex, came_up = up && !mn->up[k];
 
-        /* r8169 rewrites IntrMitigate on every open: re-apply when the interface comes up. */
-        if (appeared) {
-                log_debug("%s: appeared (ifindex %d); applying.", ifname, ifindex);
-                manager_mark_dirty(m, mn);
-        } else if (up && !mn->up[k]) {
-                log_debug("%s: up; re-applying.", ifname);
-                manager_mark_dirty(m, mn);
-        }
         mn->ifindex[k] = ifindex;
         mn->up[k] = up;
         mn->carrier[k] = carrier;
         /* No samples, and no wakeups, while the link is down or has no carrier. */
         manager_link_power_update(m, mn);
+        /* r8169 rewrites IntrMitigate on every open: re-apply when the interface comes up. */
+        if (!appeared && !came_up)
+                return;
+        if (appeared)
+                log_debug("%s: appeared (ifindex %d); applying.", ifname, ifindex);
+        else
+                log_debug("%s: up; re-applying.", ifname);
+        manager_mark_dirty(m, mn);
+        /*
+         * At once, in a burst too: this NIC's work does not wait behind the rest of the event
+         * queue (udevd's copies of the same events, other interfaces). Before the loop runs
+         * (the start-up dump), the first apply of everything does it.
+         */
+        if (m->running)
+                manager_work_nic(m, mn);
 }
 
 static void manager_link_removed(Manager *m, ManagedNic *mn, size_t k, int ifindex) {
@@ -729,7 +737,6 @@ static int on_device(sd_device_monitor *monitor, sd_device *d, void *userdata) {
         sd_device_action_t action = _SD_DEVICE_ACTION_INVALID;
         ManagedNic *mn;
         size_t k = 0;
-        int ifindex = 0;
 
         (void) sd_device_get_subsystem(d, &subsystem);
         (void) sd_device_get_sysname(d, &sysname);
@@ -773,9 +780,15 @@ static int on_device(sd_device_monitor *monitor, sd_device *d, void *userdata) {
         if (action == SD_DEVICE_MOVE) {
                 m->rescan = true;
                 manager_schedule(m);
-        } else if (action == SD_DEVICE_ADD && mn->ifindex[k] == 0 && sd_device_get_ifindex(d, &ifindex) >= 0)
-                /* rtnetlink tells first and is acted on; this is for an interface it has not told of. */
-                manager_link_changed(m, mn, k, sysname, ifindex, mn->up[k], mn->carrier[k]);
+        } else if (action == SD_DEVICE_ADD && mn->ifindex[k] == 0)
+                /*
+                 * An interface rtnetlink has not told of (yet). udevd's copy of the uevent can
+                 * come before ethtool finds the interface by name (seen in a burst of veths:
+                 * "no device matches name"), RTM_NEWLINK comes after. So this only queues an
+                 * apply for the worker; the ifindex stays rtnetlink's to tell, and its word is
+                 * acted on at once.
+                 */
+                manager_mark_dirty(m, mn);
         return 0;
 }
 
@@ -1119,6 +1132,7 @@ int manager_run(const Options *o) {
         log_info("Started: %zu Realtek NIC%s, profile %s.", m.n_nics, m.n_nics == 1 ? "" : "s",
                  profile_to_string(m.c.profile));
 
+        m.running = true;
         r = sd_event_loop(m.event);
 out:
         manager_free(&m);

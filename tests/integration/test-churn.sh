@@ -81,4 +81,20 @@ ip link add s1 type veth peer name p1
 wait_for 10 said_at_least $((applies1 + 2)) 's1: applying.' && ok || fail "B: s1 re-created, not applied"
 daemon_stop
 eq "B: SIGTERM exit 0" 0 "$DRC"
+
+########## C: udevd's add before the kernel's RTM_NEWLINK, the interface not there yet
+# udevd passes a uevent on before ethtool can find the interface by name (a burst shows it);
+# the apply it queues then finds no interface. The kernel's RTM_NEWLINK for the same ifindex
+# must still be taken as the interface appearing, and acted on.
+ip link del s1
+daemon_start "$TMP/fx" "$TMP/churn.conf"
+wait_for 10 said_at_least 1 'Started:' || fail "C: no start-up message"
+python3 "$SRCDIR/tests/integration/uevent-inject.py" add /devices/pci0000:00/0000:02:00.0/net/s1 net \
+        INTERFACE=s1 IFINDEX=4242 && ok || fail "C: uevent not injected"
+wait_for 10 said_at_least 1 'udev: s1 added' && ok || fail "C: udevd's add not seen"
+ip link add s1 index 4242 type veth peer name p1
+wait_for 10 feature_is s1 tcp-segmentation-offload off && ok || fail "C: s1 not tuned after its RTM_NEWLINK"
+wait_for 10 said_at_least 1 's1: appeared (ifindex 4242); applying.' && ok || fail "C: RTM_NEWLINK not acted on"
+daemon_stop
+eq "C: SIGTERM exit 0" 0 "$DRC"
 finish
