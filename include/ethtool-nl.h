@@ -30,12 +30,26 @@ typedef struct EthtoolFeatures {
 } EthtoolFeatures;
 
 void ethtool_features_done(EthtoolFeatures *f);
+
+/* A string set by index; "" where the kernel listed no string. */
+typedef struct EthtoolStrings {
+        char (*names)[ETH_GSTRING_LEN];
+        size_t n;
+} EthtoolStrings;
+
+void ethtool_strings_done(EthtoolStrings *s);
 const EthtoolFeature *ethtool_features_find(const EthtoolFeatures *f, const char *name);
 
 int ethtool_nl_new(EthtoolNl **ret);
 EthtoolNl *ethtool_nl_free(EthtoolNl *e);
 DEFINE_TRIVIAL_CLEANUP_FUNC(EthtoolNl *, ethtool_nl_free);
 
+/*
+ * The kernel's feature names (ETH_SS_FEATURES), asked once per socket; NULL when the kernel
+ * would not say (feature bitsets then travel by name). With them, feature requests ask for
+ * compact bitsets.
+ */
+const EthtoolStrings *ethtool_nl_feature_names(EthtoolNl *e);
 int ethtool_nl_features_get(EthtoolNl *e, const char *ifname, EthtoolFeatures *ret, EthtoolError *err);
 /*
  * Sets the named features. On success ret_refused lists the requested
@@ -62,17 +76,21 @@ int ethtool_nl_attrs_set(EthtoolNl *e, uint8_t cmd, uint16_t header_attr, const 
                          const uint8_t *widths, const uint32_t *values, size_t n, EthtoolError *err);
 
 /* Reply parsers, exposed for unit tests and fuzzing: they take a whole generic netlink message. */
-int ethtool_nl_parse_features(const void *nlmsg, size_t len, EthtoolFeatures *ret);
+/* names decodes compact bitsets (NULL: verbose ones only, a compact one is -EPROTO). */
+int ethtool_nl_parse_features(const void *nlmsg, size_t len, const EthtoolStrings *names, EthtoolFeatures *ret);
+/* A STRSET_GET reply: the strings of set id. */
+int ethtool_nl_parse_strings(const void *nlmsg, size_t len, uint32_t id, EthtoolStrings *ret);
 int ethtool_nl_parse_attrs(const void *nlmsg, size_t len, const uint8_t width[ETHTOOL_ATTRS_MAX], EthtoolAttrs *ret);
 
 /*
  * The ethtool "monitor" multicast group: FEATURES_NTF and COALESCE_NTF when
- * anyone changes a feature or coalescing value. Notifications carry compact
- * (nameless) bitsets, so callers re-read by name rather than decode them.
+ * anyone changes a feature or coalescing value. A FEATURES_NTF carries the whole
+ * feature state in compact bitsets: with names_from's feature names it comes
+ * decoded (features), else features is NULL and callers re-read.
  */
-typedef void (*ethtool_monitor_handler)(uint8_t cmd, const char *ifname, void *userdata);
+typedef void (*ethtool_monitor_handler)(uint8_t cmd, const char *ifname, const EthtoolFeatures *features, void *userdata);
 
 /* Read it with netlink_monitor_receive() when its fd is readable; h is called per notification. */
-int ethtool_monitor_new(ethtool_monitor_handler h, void *userdata, NetlinkMonitor **ret);
+int ethtool_monitor_new(EthtoolNl *names_from, ethtool_monitor_handler h, void *userdata, NetlinkMonitor **ret);
 /* Pure: the command and device name of a notification (fuzzed). */
 int ethtool_nl_parse_notification(const void *nlmsg, size_t len, uint8_t *ret_cmd, char *ifname, size_t size);

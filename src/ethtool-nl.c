@@ -23,6 +23,13 @@
 struct EthtoolNl {
         struct nl_sock *sock;
         int family;
+        /*
+         * The kernel's feature names by bit (string set ETH_SS_FEATURES, the same for every
+         * device), asked once: with them feature bitsets travel compact, a few words instead
+         * of a name per feature, and notifications (always compact) can be read.
+         */
+        EthtoolStrings feature_names;
+        bool feature_names_asked;
 };
 
 typedef int (*reply_parser)(struct nlmsghdr *nlh, void *userdata);
@@ -78,12 +85,100 @@ static void feature_set_flag(EthtoolFeature *f, int which, bool v) {
                 f->active = v;
 }
 
+/* What a features message is decoded into, and with which names compact bitsets are read. */
+typedef struct FeaturesParse {
+        EthtoolFeatures *f;
+        const EthtoolStrings *names; /* NULL: verbose bitsets only */
+        /*
+         * Filled from names, f->features[i] is bit i; listed[i] says whether a bitset of the
+         * message spoke of it (the others go at the end, as a verbose reply never names them).
+         */
+        bool indexed;
+        uint8_t *listed;
+} FeaturesParse;
+
+void ethtool_strings_done(EthtoolStrings *s) {
+        free(s->names);
+        *s = (EthtoolStrings) {};
+}
+
+static bool word_bit(const uint8_t *words, size_t i) {
+        uint32_t w;
+
+        memcpy(&w, words + i / 32 * sizeof(uint32_t), sizeof(w)); /* attribute data: 4-byte aligned by luck only */
+        return w & (UINT32_C(1) << (i % 32));
+}
+
 /*
- * A verbose bitset: with a mask (no NOMASK), every listed bit is known and
- * VALUE says on/off; as a list (NOMASK), the listed bits are the ones on.
- * We never ask for compact bitsets, so names always come along.
+ * A compact bitset: SIZE bits in VALUE and, unless NOMASK, MASK (32-bit words, host
+ * order), named by their index in the string set. As in a verbose one, the bits of the
+ * mask are known (VALUE says on or off); without a mask the bits set are listed, on.
  */
-static int parse_bitset(struct nlattr *attr, EthtoolFeatures *f, int which) {
+static int parse_compact_bitset(struct nlattr **tb, FeaturesParse *p, int which) {
+        const EthtoolStrings *names = p->names;
+        size_t n, words;
+        uint32_t size;
+
+        if (!names || names->n == 0)
+                return -EPROTO; /* compact without names: not asked for */
+        if (!tb[ETHTOOL_A_BITSET_SIZE] || !tb[ETHTOOL_A_BITSET_VALUE])
+                return -EBADMSG;
+        size = nla_get_u32(tb[ETHTOOL_A_BITSET_SIZE]);
+        words = ((size_t) size + 31) / 32 * sizeof(uint32_t);
+        if (size > 4096 || (size_t) nla_len(tb[ETHTOOL_A_BITSET_VALUE]) < words ||
+            (tb[ETHTOOL_A_BITSET_MASK] && (size_t) nla_len(tb[ETHTOOL_A_BITSET_MASK]) < words))
+                return -EBADMSG;
+        if (p->f->n == 0 && !p->indexed) {
+                p->listed = calloc(names->n, 1);
+                if (!p->listed)
+                        return -ENOMEM;
+                p->indexed = true; /* finish frees listed, whatever happens next */
+                p->f->features = calloc(names->n, sizeof(EthtoolFeature));
+                if (!p->f->features)
+                        return -ENOMEM;
+                for (size_t i = 0; i < names->n; i++)
+                        memcpy(p->f->features[i].name, names->names[i], ETH_GSTRING_LEN);
+                p->f->n = names->n;
+        }
+        n = size < names->n ? size : names->n;
+        for (size_t i = 0; i < n; i++) {
+                const uint8_t *mask = tb[ETHTOOL_A_BITSET_MASK] ? nla_data(tb[ETHTOOL_A_BITSET_MASK])
+                                                                 : nla_data(tb[ETHTOOL_A_BITSET_VALUE]);
+                EthtoolFeature *feat;
+
+                if (!names->names[i][0] || !word_bit(mask, i))
+                        continue;
+                feat = p->indexed ? &p->f->features[i] : features_get_or_add(p->f, names->names[i]);
+                if (!feat)
+                        return -ENOMEM;
+                if (p->indexed)
+                        p->listed[i] = 1;
+                feature_set_flag(feat, which, word_bit(nla_data(tb[ETHTOOL_A_BITSET_VALUE]), i));
+        }
+        return 0;
+}
+
+/* The end of a message: what no bitset spoke of goes; indices mean nothing any more. */
+static void features_parse_finish(FeaturesParse *p) {
+        size_t k = 0;
+
+        if (!p->indexed)
+                return;
+        for (size_t i = 0; i < p->f->n; i++)
+                if (i >= p->names->n || p->listed[i])
+                        p->f->features[k++] = p->f->features[i];
+        p->f->n = k;
+        p->indexed = false;
+        free(p->listed);
+        p->listed = NULL;
+}
+
+/*
+ * A verbose bitset: with a mask (no NOMASK), every listed bit is known and VALUE says
+ * on/off; as a list (NOMASK), the listed bits are the ones on. A compact one (no BITS)
+ * is read by index with the string set.
+ */
+static int parse_bitset(struct nlattr *attr, FeaturesParse *p, int which) {
         static struct nla_policy bitset_policy[ETHTOOL_A_BITSET_MAX + 1] = {
                 [ETHTOOL_A_BITSET_NOMASK] = { .type = NLA_FLAG },
                 [ETHTOOL_A_BITSET_SIZE] = { .type = NLA_U32 },
@@ -101,7 +196,7 @@ static int parse_bitset(struct nlattr *attr, EthtoolFeatures *f, int which) {
         if (nla_parse_nested(tb, ETHTOOL_A_BITSET_MAX, attr, bitset_policy) < 0)
                 return -EBADMSG;
         if (!tb[ETHTOOL_A_BITSET_BITS])
-                return tb[ETHTOOL_A_BITSET_VALUE] ? -EPROTO : 0; /* compact: not asked for */
+                return tb[ETHTOOL_A_BITSET_VALUE] ? parse_compact_bitset(tb, p, which) : 0;
         list = tb[ETHTOOL_A_BITSET_NOMASK];
 
         nla_for_each_nested(bit, tb[ETHTOOL_A_BITSET_BITS], rem) {
@@ -115,9 +210,11 @@ static int parse_bitset(struct nlattr *attr, EthtoolFeatures *f, int which) {
                         return -EBADMSG;
                 if (!bt[ETHTOOL_A_BITSET_BIT_NAME] || netlink_attr_string(bt[ETHTOOL_A_BITSET_BIT_NAME], name, sizeof(name)) < 0)
                         return -EBADMSG;
-                feat = features_get_or_add(f, name);
+                feat = features_get_or_add(p->f, name);
                 if (!feat)
                         return -ENOMEM;
+                if (p->indexed && (size_t) (feat - p->f->features) < p->names->n)
+                        p->listed[feat - p->f->features] = 1;
                 feature_set_flag(feat, which, list || bt[ETHTOOL_A_BITSET_BIT_VALUE]);
         }
         return 0;
@@ -146,20 +243,17 @@ static int features_parse_nlh(struct nlmsghdr *nlh, void *userdata) {
                 { ETHTOOL_A_FEATURES_ACTIVE, FEATURE_ACTIVE },
         };
         struct nlattr *tb[ETHTOOL_A_FEATURES_MAX + 1];
-        EthtoolFeatures *f = userdata;
+        FeaturesParse *p = userdata;
         int r;
 
         r = genl_attrs(nlh, tb, ETHTOOL_A_FEATURES_MAX, policy);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < ELEMENTSOF(sets); i++) {
-                if (!tb[sets[i].attr])
-                        continue;
-                r = parse_bitset(tb[sets[i].attr], f, sets[i].which);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        for (size_t i = 0; i < ELEMENTSOF(sets) && r >= 0; i++)
+                if (tb[sets[i].attr])
+                        r = parse_bitset(tb[sets[i].attr], p, sets[i].which);
+        features_parse_finish(p);
+        return r;
 }
 
 /* A SET reply's WANTED lists exactly the requested bits the kernel did not apply. */
@@ -168,11 +262,75 @@ static int features_set_reply_parse_nlh(struct nlmsghdr *nlh, void *userdata) {
         int r;
 
         r = genl_attrs(nlh, tb, ETHTOOL_A_FEATURES_MAX, NULL);
+        if (r < 0 || !tb[ETHTOOL_A_FEATURES_WANTED])
+                return r;
+        r = parse_bitset(tb[ETHTOOL_A_FEATURES_WANTED], userdata, FEATURE_ACTIVE);
+        features_parse_finish(userdata);
+        return r;
+}
+
+/* STRSET_GET's reply: the strings of set id, by index (an index it does not list stays ""). */
+typedef struct StringsParse {
+        uint32_t id;
+        EthtoolStrings *s;
+} StringsParse;
+
+static int strings_parse_nlh(struct nlmsghdr *nlh, void *userdata) {
+        static struct nla_policy set_policy[ETHTOOL_A_STRINGSET_MAX + 1] = {
+                [ETHTOOL_A_STRINGSET_ID] = { .type = NLA_U32 },
+                [ETHTOOL_A_STRINGSET_COUNT] = { .type = NLA_U32 },
+                [ETHTOOL_A_STRINGSET_STRINGS] = { .type = NLA_NESTED },
+        };
+        static struct nla_policy str_policy[ETHTOOL_A_STRING_MAX + 1] = {
+                [ETHTOOL_A_STRING_INDEX] = { .type = NLA_U32 },
+                [ETHTOOL_A_STRING_VALUE] = { .type = NLA_NUL_STRING, .maxlen = ETH_GSTRING_LEN },
+        };
+        struct nlattr *tb[ETHTOOL_A_STRSET_MAX + 1], *set, *str;
+        StringsParse *p = userdata;
+        int rem, r;
+
+        r = genl_attrs(nlh, tb, ETHTOOL_A_STRSET_MAX, NULL);
         if (r < 0)
                 return r;
-        if (!tb[ETHTOOL_A_FEATURES_WANTED])
+        if (!tb[ETHTOOL_A_STRSET_STRINGSETS])
                 return 0;
-        return parse_bitset(tb[ETHTOOL_A_FEATURES_WANTED], userdata, FEATURE_ACTIVE);
+        nla_for_each_nested(set, tb[ETHTOOL_A_STRSET_STRINGSETS], rem) {
+                struct nlattr *st[ETHTOOL_A_STRINGSET_MAX + 1];
+                uint32_t count;
+                int rem2;
+
+                if (nla_type(set) != ETHTOOL_A_STRINGSETS_STRINGSET)
+                        continue;
+                if (nla_parse_nested(st, ETHTOOL_A_STRINGSET_MAX, set, set_policy) < 0)
+                        return -EBADMSG;
+                if (!st[ETHTOOL_A_STRINGSET_ID] || nla_get_u32(st[ETHTOOL_A_STRINGSET_ID]) != p->id)
+                        continue;
+                if (!st[ETHTOOL_A_STRINGSET_COUNT] || p->s->names)
+                        return -EBADMSG;
+                count = nla_get_u32(st[ETHTOOL_A_STRINGSET_COUNT]);
+                if (count == 0 || count > 4096)
+                        return -EBADMSG;
+                p->s->names = calloc(count, ETH_GSTRING_LEN);
+                if (!p->s->names)
+                        return -ENOMEM;
+                p->s->n = count;
+                if (!st[ETHTOOL_A_STRINGSET_STRINGS])
+                        continue;
+                nla_for_each_nested(str, st[ETHTOOL_A_STRINGSET_STRINGS], rem2) {
+                        struct nlattr *a[ETHTOOL_A_STRING_MAX + 1];
+                        uint32_t i;
+
+                        if (nla_type(str) != ETHTOOL_A_STRINGS_STRING)
+                                continue;
+                        if (nla_parse_nested(a, ETHTOOL_A_STRING_MAX, str, str_policy) < 0 || !a[ETHTOOL_A_STRING_INDEX] ||
+                            !a[ETHTOOL_A_STRING_VALUE])
+                                return -EBADMSG;
+                        i = nla_get_u32(a[ETHTOOL_A_STRING_INDEX]);
+                        if (i >= count || netlink_attr_string(a[ETHTOOL_A_STRING_VALUE], p->s->names[i], ETH_GSTRING_LEN) < 0)
+                                return -EBADMSG;
+                }
+        }
+        return 0;
 }
 
 typedef struct AttrsParse {
@@ -208,19 +366,35 @@ static struct nlmsghdr *raw_message(const void *buf, size_t len) {
         return (struct nlmsghdr *) nlh;
 }
 
-int ethtool_nl_parse_features(const void *buf, size_t len, EthtoolFeatures *ret) {
+int ethtool_nl_parse_features(const void *buf, size_t len, const EthtoolStrings *names, EthtoolFeatures *ret) {
         EthtoolFeatures f = {};
         struct nlmsghdr *nlh = raw_message(buf, len);
         int r;
 
         if (!nlh)
                 return -EBADMSG;
-        r = features_parse_nlh(nlh, &f);
+        r = features_parse_nlh(nlh, &(FeaturesParse) { .f = &f, .names = names });
         if (r < 0) {
                 ethtool_features_done(&f);
                 return r;
         }
         *ret = f;
+        return 0;
+}
+
+int ethtool_nl_parse_strings(const void *buf, size_t len, uint32_t id, EthtoolStrings *ret) {
+        EthtoolStrings s = {};
+        struct nlmsghdr *nlh = raw_message(buf, len);
+        int r;
+
+        if (!nlh)
+                return -EBADMSG;
+        r = strings_parse_nlh(nlh, &(StringsParse) { id, &s });
+        if (r < 0) {
+                ethtool_strings_done(&s);
+                return r;
+        }
+        *ret = s;
         return 0;
 }
 
@@ -306,6 +480,11 @@ int ethtool_nl_new(EthtoolNl **ret) {
         e->family = genl_ctrl_resolve(e->sock, ETHTOOL_GENL_NAME);
         if (e->family < 0)
                 return -EOPNOTSUPP; /* kernel before 5.6, or CONFIG_ETHTOOL_NETLINK=n */
+        /* One recvmsg() per answer: every ethtool reply we ask for fits, no peeking at its size first. */
+        nl_socket_disable_msg_peek(e->sock);
+        r = nl_socket_set_msg_buf_size(e->sock, 32768);
+        if (r < 0)
+                return nle_to_errno(r);
         *ret = TAKE_PTR(e);
         return 0;
 }
@@ -314,11 +493,14 @@ EthtoolNl *ethtool_nl_free(EthtoolNl *e) {
         if (!e)
                 return NULL;
         nl_socket_free(e->sock);
+        ethtool_strings_done(&e->feature_names);
         free(e);
         return NULL;
 }
 
-static struct nl_msg *request_new(EthtoolNl *e, uint8_t cmd, uint16_t header_attr, const char *ifname) {
+/* A request with its header: the device (none for a global request) and the header flags. */
+static struct nl_msg *request_new_flags(EthtoolNl *e, uint8_t cmd, uint16_t header_attr, const char *ifname,
+                                        uint32_t flags) {
         _cleanup_nlmsg_ struct nl_msg *m = nlmsg_alloc();
         struct nlattr *h;
 
@@ -326,11 +508,17 @@ static struct nl_msg *request_new(EthtoolNl *e, uint8_t cmd, uint16_t header_att
                 return NULL;
         if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, e->family, 0, NLM_F_REQUEST, cmd, ETHTOOL_GENL_VERSION))
                 return NULL;
+        /* The kernel wants a header even without a device, and libnl drops an empty nest: then FLAGS, 0 or not. */
         h = nla_nest_start(m, header_attr);
-        if (!h || nla_put_string(m, ETHTOOL_A_HEADER_DEV_NAME, ifname) < 0)
+        if (!h || (ifname && nla_put_string(m, ETHTOOL_A_HEADER_DEV_NAME, ifname) < 0) ||
+            ((flags || !ifname) && nla_put_u32(m, ETHTOOL_A_HEADER_FLAGS, flags) < 0))
                 return NULL;
         nla_nest_end(m, h);
         return TAKE_PTR(m);
+}
+
+static struct nl_msg *request_new(EthtoolNl *e, uint8_t cmd, uint16_t header_attr, const char *ifname) {
+        return request_new_flags(e, cmd, header_attr, ifname, 0);
 }
 
 /* Sends m (taken over) and waits for the kernel's answer. */
@@ -371,15 +559,55 @@ static int transact(EthtoolNl *e, struct nl_msg *request, reply_parser parse, vo
         return req.parse_error;
 }
 
-int ethtool_nl_features_get(EthtoolNl *e, const char *ifname, EthtoolFeatures *ret, EthtoolError *err) {
-        EthtoolFeatures f = {};
+const EthtoolStrings *ethtool_nl_feature_names(EthtoolNl *e) {
+        struct nlattr *sets, *set;
+        EthtoolError err = {};
         struct nl_msg *m;
         int r;
 
-        m = request_new(e, ETHTOOL_MSG_FEATURES_GET, ETHTOOL_A_FEATURES_HEADER, ifname);
+        if (e->feature_names_asked)
+                return e->feature_names.n > 0 ? &e->feature_names : NULL;
+        e->feature_names_asked = true;
+        m = request_new_flags(e, ETHTOOL_MSG_STRSET_GET, ETHTOOL_A_STRSET_HEADER, NULL, 0);
+        if (!m)
+                return NULL;
+        /* The kernel parses these strictly: nests must say they are (NLA_F_NESTED), which libnl leaves to us. */
+        sets = nla_nest_start(m, ETHTOOL_A_STRSET_STRINGSETS | NLA_F_NESTED);
+        set = sets ? nla_nest_start(m, ETHTOOL_A_STRINGSETS_STRINGSET | NLA_F_NESTED) : NULL;
+        if (!set || nla_put_u32(m, ETHTOOL_A_STRINGSET_ID, ETH_SS_FEATURES) < 0) {
+                nlmsg_free(m);
+                return NULL;
+        }
+        nla_nest_end(m, set);
+        nla_nest_end(m, sets);
+        /* Without them, bitsets come by name: slower, as correct. */
+        r = transact(e, m, strings_parse_nlh, &(StringsParse) { ETH_SS_FEATURES, &e->feature_names }, &err);
+        if (r < 0 || e->feature_names.n == 0) {
+                log_debug_errno(r < 0 ? r : -ENODATA, "No feature names from the kernel (%m%s%s); feature bitsets by name.",
+                                err.message[0] ? ": " : "", err.message);
+                ethtool_strings_done(&e->feature_names);
+                return NULL;
+        }
+        return &e->feature_names;
+}
+
+/* Header flags and names for a features request: compact bitsets when the names are known. */
+static uint32_t features_flags(EthtoolNl *e, const EthtoolStrings **ret_names) {
+        *ret_names = ethtool_nl_feature_names(e);
+        return *ret_names ? ETHTOOL_FLAG_COMPACT_BITSETS : 0;
+}
+
+int ethtool_nl_features_get(EthtoolNl *e, const char *ifname, EthtoolFeatures *ret, EthtoolError *err) {
+        EthtoolFeatures f = {};
+        const EthtoolStrings *names;
+        uint32_t flags = features_flags(e, &names);
+        struct nl_msg *m;
+        int r;
+
+        m = request_new_flags(e, ETHTOOL_MSG_FEATURES_GET, ETHTOOL_A_FEATURES_HEADER, ifname, flags);
         if (!m)
                 return -ENOMEM;
-        r = transact(e, m, features_parse_nlh, &f, err);
+        r = transact(e, m, features_parse_nlh, &(FeaturesParse) { .f = &f, .names = names }, err);
         if (r < 0) {
                 ethtool_features_done(&f);
                 return r;
@@ -391,11 +619,13 @@ int ethtool_nl_features_get(EthtoolNl *e, const char *ifname, EthtoolFeatures *r
 int ethtool_nl_features_set(EthtoolNl *e, const char *ifname, const char *const *names, const bool *values,
                             size_t n, EthtoolFeatures *ret_refused, EthtoolError *err) {
         EthtoolFeatures refused = {};
+        const EthtoolStrings *strings;
+        uint32_t flags = features_flags(e, &strings);
         struct nlattr *wanted, *bits;
         _cleanup_nlmsg_ struct nl_msg *m = NULL;
         int r;
 
-        m = request_new(e, ETHTOOL_MSG_FEATURES_SET, ETHTOOL_A_FEATURES_HEADER, ifname);
+        m = request_new_flags(e, ETHTOOL_MSG_FEATURES_SET, ETHTOOL_A_FEATURES_HEADER, ifname, flags);
         if (!m)
                 return -ENOMEM;
         /* Verbose bitset by name, with a mask: only the listed bits change. */
@@ -414,7 +644,7 @@ int ethtool_nl_features_set(EthtoolNl *e, const char *ifname, const char *const 
         nla_nest_end(m, bits);
         nla_nest_end(m, wanted);
 
-        r = transact(e, TAKE_PTR(m), features_set_reply_parse_nlh, &refused, err);
+        r = transact(e, TAKE_PTR(m), features_set_reply_parse_nlh, &(FeaturesParse) { .f = &refused, .names = strings }, err);
         if (r < 0) {
                 ethtool_features_done(&refused);
                 return r;
@@ -459,6 +689,7 @@ int ethtool_nl_attrs_set(EthtoolNl *e, uint8_t cmd, uint16_t header_attr, const 
 
 typedef struct EthtoolMonitor {
         NetlinkMonitor nl; /* first: freed as a NetlinkMonitor */
+        EthtoolNl *names_from; /* whose feature names decode FEATURES_NTF; NULL: not decoded */
         ethtool_monitor_handler handler;
         void *userdata;
 } EthtoolMonitor;
@@ -494,15 +725,23 @@ int ethtool_nl_parse_notification(const void *buf, size_t len, uint8_t *ret_cmd,
 
 static int on_notification(struct nl_msg *msg, void *arg) {
         EthtoolMonitor *m = arg;
+        const EthtoolStrings *names;
+        EthtoolFeatures f = {};
+        bool decoded = false;
         char ifname[IFNAMSIZ];
         uint8_t cmd;
 
-        if (ntf_parse_nlh(nlmsg_hdr(msg), &cmd, ifname, sizeof(ifname)) >= 0)
-                m->handler(cmd, ifname, m->userdata);
+        if (ntf_parse_nlh(nlmsg_hdr(msg), &cmd, ifname, sizeof(ifname)) < 0)
+                return NL_OK;
+        /* A FEATURES_NTF is a whole FEATURES_GET reply: what it says needs no second look. */
+        if (cmd == ETHTOOL_MSG_FEATURES_NTF && m->names_from && (names = ethtool_nl_feature_names(m->names_from)))
+                decoded = features_parse_nlh(nlmsg_hdr(msg), &(FeaturesParse) { .f = &f, .names = names }) >= 0 && f.n > 0;
+        m->handler(cmd, ifname, decoded ? &f : NULL, m->userdata);
+        ethtool_features_done(&f);
         return NL_OK;
 }
 
-int ethtool_monitor_new(ethtool_monitor_handler h, void *userdata, NetlinkMonitor **ret) {
+int ethtool_monitor_new(EthtoolNl *names_from, ethtool_monitor_handler h, void *userdata, NetlinkMonitor **ret) {
         _cleanup_(netlink_monitor_freep) NetlinkMonitor *nm = NULL;
         EthtoolMonitor *m;
         int grp, r;
@@ -511,6 +750,7 @@ int ethtool_monitor_new(ethtool_monitor_handler h, void *userdata, NetlinkMonito
         if (r < 0)
                 return r;
         m = (EthtoolMonitor *) nm;
+        m->names_from = names_from;
         m->handler = h;
         m->userdata = userdata;
         r = genl_connect(nm->sock);

@@ -563,6 +563,15 @@ static void manager_apply(Manager *m, ManagedNic *mn) {
  * Another tool changed a knob whose backend tells us (an ethtool notification): only the
  * backends that notified are read, one request each (our own writes notify too).
  */
+/* Whether knob k, of one of these backends, is held at a value the kernel no longer has. */
+static bool knob_drifted(const ManagedNic *mn, unsigned backends, KnobId k, const KnobReading now[_KNOB_MAX]) {
+        const KnobState *ks = &mn->knobs[k];
+
+        if (!(backends & (1u << knob_get(k)->backend->id)) || !ks->desired_set || !ks->held)
+                return false;
+        return now[k].status == KNOB_STATUS_OK && (now[k].value != ks->desired || now[k].partial);
+}
+
 static void manager_check_drift(Manager *m, ManagedNic *mn, unsigned backends) {
         KnobReading now[_KNOB_MAX] = {};
 
@@ -574,9 +583,7 @@ static void manager_check_drift(Manager *m, ManagedNic *mn, unsigned backends) {
                 char was[KNOB_VALUE_MAX], is[KNOB_VALUE_MAX];
                 const char *was_s, *is_s;
 
-                if (!(backends & (1u << knob_get(k)->backend->id)) || !ks->desired_set || !ks->held)
-                        continue;
-                if (now[k].status != KNOB_STATUS_OK || (now[k].value == ks->desired && !now[k].partial))
+                if (!knob_drifted(mn, backends, k, now))
                         continue;
                 was_s = knob_format_value(k, ks->desired, was, sizeof(was));
                 is_s = now[k].partial ? "partial" : knob_format_value(k, now[k].value, is, sizeof(is));
@@ -845,9 +852,9 @@ static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userda
         return 0;
 }
 
-static void on_ethtool_ntf(uint8_t cmd, const char *ifname, void *userdata) {
+static void on_ethtool_ntf(uint8_t cmd, const char *ifname, const EthtoolFeatures *features, void *userdata) {
         Manager *m = userdata;
-        unsigned backends = 0;
+        unsigned backends = 0, decoded = 0;
         ManagedNic *mn;
 
         for (int b = 0; b < _KNOB_BACKEND_MAX; b++)
@@ -857,6 +864,28 @@ static void on_ethtool_ntf(uint8_t cmd, const char *ifname, void *userdata) {
                 return;
         mn = manager_find_ifname(m, ifname, NULL);
         if (!mn)
+                return;
+        /*
+         * The notification says what the kernel holds (our own writes notify too): where that is
+         * what we hold, nothing is read. A difference may be a notification older than our
+         * latest write, so only then is the kernel asked, by the worker.
+         */
+        if (features) {
+                KnobReading now[_KNOB_MAX] = {};
+                bool drifted = false;
+
+                for (int b = 0; b < _KNOB_BACKEND_MAX; b++)
+                        if ((backends & (1u << b)) && knob_backends[b].by_feature)
+                                decoded |= 1u << b;
+                for (int k = 0; k < _KNOB_MAX && decoded; k++)
+                        if (decoded & (1u << knob_get(k)->backend->id)) {
+                                backend_feature_reading(features, k, &now[k]);
+                                drifted = drifted || knob_drifted(mn, decoded, k, now);
+                        }
+                if (!drifted)
+                        backends &= ~decoded;
+        }
+        if (!backends)
                 return;
         mn->drift_check |= backends;
         manager_enqueue(m, mn);
@@ -1035,7 +1064,7 @@ static int manager_watch(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Cannot watch link changes: %m");
 
-        r = ethtool_monitor_new(on_ethtool_ntf, m, &m->ethmon);
+        r = ethtool_monitor_new(m->c.backend.nl, on_ethtool_ntf, m, &m->ethmon);
         if (r >= 0)
                 (void) netlink_monitor_set_rcvbuf(m->ethmon, rcvbuf, NULL);
         if (r >= 0)
