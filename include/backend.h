@@ -96,6 +96,8 @@ const KnobBackend *knob_backend_from_journal_kind(const char *kind);
 
 /* Reads every knob of a NIC (one FEATURES_GET, one COALESCE_GET, ... at most). */
 void backend_read_all(Backend *b, const Nic *n, KnobReading out[_KNOB_MAX]);
+/* Only the backends of the needed knobs (NULL: all); the others' knobs read "not read" (-ENODATA). */
+void backend_read_needed(Backend *b, const Nic *n, const bool needed[_KNOB_MAX], KnobReading out[_KNOB_MAX]);
 /* Reads one knob through its backend (not a feature knob: -EOPNOTSUPP). */
 int backend_read_knob(Backend *b, const Nic *n, KnobId k, uint64_t *ret);
 /* Pure: an attribute group's GET reply, the attributes its knobs read (unit tests, fuzzing). */

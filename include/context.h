@@ -68,9 +68,12 @@ bool context_tx_guard(Context *c, const Nic *n, uint64_t *ret_timeouts);
 void context_record_tx_guard(Context *c, const Nic *n, const NicPlan *plan);
 /* Reads a NIC's knobs and plans it with the loaded policy (and the tx-timeout guard). */
 void context_plan_nic(Context *c, const Nic *n, KnobReading current[_KNOB_MAX], NicPlan *ret);
-/* The same with dynamic link power in a state, as the daemon runs it (NULL: as the CLI plans). */
-void context_plan_nic_with(Context *c, const Nic *n, const PlanLinkPower *link_power, KnobReading current[_KNOB_MAX],
-                           NicPlan *ret);
+/*
+ * The daemon's: with dynamic link power in a state (NULL: L1 planned statically), reading
+ * only the knobs the plan can have items for (plan_knobs_needed) and listing nothing held back.
+ */
+void context_plan_nic_daemon(Context *c, const Nic *n, const PlanLinkPower *link_power, KnobReading current[_KNOB_MAX],
+                             NicPlan *ret);
 /* Selects NICs by interface name or PCI slot (all when no arguments); -ENOENT names the first unknown one. */
 int context_select(Context *c, char **args, int n_args, bool *selected);
 /*

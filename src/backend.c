@@ -493,8 +493,24 @@ const KnobBackend *knob_backend_from_journal_kind(const char *kind) {
 }
 
 void backend_read_all(Backend *b, const Nic *n, KnobReading out[_KNOB_MAX]) {
-        for (int i = 0; i < _KNOB_BACKEND_MAX; i++)
-                knob_backends[i].read(b, &knob_backends[i], n, out);
+        backend_read_needed(b, n, NULL, out);
+}
+
+void backend_read_needed(Backend *b, const Nic *n, const bool needed[_KNOB_MAX], KnobReading out[_KNOB_MAX]) {
+        for (int i = 0; i < _KNOB_BACKEND_MAX; i++) {
+                bool any = !needed;
+
+                for (int k = 0; k < _KNOB_MAX && !any; k++)
+                        any = needed[k] && of_backend(k, &knob_backends[i]);
+                if (any) {
+                        knob_backends[i].read(b, &knob_backends[i], n, out);
+                        continue;
+                }
+                /* One request fewer (an ethtool one takes the RTNL lock): nothing planned here reads it. */
+                for (int k = 0; k < _KNOB_MAX; k++)
+                        if (of_backend(k, &knob_backends[i]))
+                                knob_reading_fail(&out[k], -ENODATA, "not read: nothing is planned for it");
+        }
 }
 
 int backend_read_knob(Backend *b, const Nic *n, KnobId k, uint64_t *ret) {

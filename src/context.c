@@ -122,19 +122,30 @@ bool context_tx_guard(Context *c, const Nic *n, uint64_t *ret_timeouts) {
         return counted || undo_tx_guard_recorded(c->opts->state_dir, n->slot);
 }
 
-void context_plan_nic_with(Context *c, const Nic *n, const PlanLinkPower *link_power, KnobReading current[_KNOB_MAX], NicPlan *ret) {
+static void plan_with(Context *c, const Nic *n, const PlanLinkPower *link_power, bool daemon, KnobReading current[_KNOB_MAX],
+                      NicPlan *ret) {
         uint64_t timeouts;
-        bool guard = context_tx_guard(c, n, &timeouts);
+        bool guard = context_tx_guard(c, n, &timeouts), needed[_KNOB_MAX];
+        PlanInput in = { .nic = n, .current = current, .quirks = &c->quirks, .config = &c->config,
+                         .profile = c->profile, .machine = &c->machine, .show_held_back = !daemon,
+                         .tx_guard = guard, .tx_timeouts = timeouts, .link_power = link_power };
 
-        backend_read_all(&c->backend, n, current);
-        plan_nic(&(PlanInput) { .nic = n, .current = current, .quirks = &c->quirks, .config = &c->config,
-                                .profile = c->profile, .machine = &c->machine, .show_held_back = true,
-                                .tx_guard = guard, .tx_timeouts = timeouts, .link_power = link_power },
-                 ret);
+        /* The daemon writes only its items: it reads only what they can come from (a hotplug burst pays no more). */
+        if (daemon) {
+                plan_knobs_needed(&in, needed);
+                backend_read_needed(&c->backend, n, needed, current);
+        } else
+                backend_read_all(&c->backend, n, current);
+        plan_nic(&in, ret);
+}
+
+void context_plan_nic_daemon(Context *c, const Nic *n, const PlanLinkPower *link_power, KnobReading current[_KNOB_MAX],
+                             NicPlan *ret) {
+        plan_with(c, n, link_power, true, current, ret);
 }
 
 void context_plan_nic(Context *c, const Nic *n, KnobReading current[_KNOB_MAX], NicPlan *ret) {
-        context_plan_nic_with(c, n, NULL, current, ret);
+        plan_with(c, n, NULL, false, current, ret);
 }
 
 void context_record_tx_guard(Context *c, const Nic *n, const NicPlan *plan) {

@@ -534,7 +534,7 @@ static void manager_apply(Manager *m, ManagedNic *mn) {
         }
         manager_link_power_prepare(m, mn);
         mn->lp_plan.state = mn->lp.state;
-        context_plan_nic_with(&m->c, &mn->nic, mn->lp_stopped ? NULL : &mn->lp_plan, current, &plan);
+        context_plan_nic_daemon(&m->c, &mn->nic, mn->lp_stopped ? NULL : &mn->lp_plan, current, &plan);
         context_record_tx_guard(&m->c, &mn->nic, &plan);
         /* drift = leave: what another tool took over stays with it until a reload. */
         for (size_t i = 0; i < plan.n; i++)

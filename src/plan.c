@@ -100,14 +100,9 @@ static void plan_link_power(const PlanInput *in, NicPlan *ret, bool set[_KNOB_MA
         ret->link_power = lp->state;
 }
 
-void plan_nic(const PlanInput *in, NicPlan *ret) {
-        bool set[_KNOB_MAX] = {}, skip[_KNOB_MAX] = {};
-        uint64_t value[_KNOB_MAX] = {};
-        Provenance why[_KNOB_MAX] = {}, skip_why[_KNOB_MAX] = {};
-        PlanItem *items = ret->items;
-
-        *ret = (NicPlan) { .nic = in->nic, .link_power = -1 };
-
+/* What quirks and configuration want of this NIC (no reading needed): set, skip, and whether it is ignored. */
+static void plan_wanted(const PlanInput *in, NicPlan *ret, bool set[_KNOB_MAX], bool skip[_KNOB_MAX],
+                        uint64_t value[_KNOB_MAX], Provenance why[_KNOB_MAX], Provenance skip_why[_KNOB_MAX]) {
         /* Quirks of this profile, in database order (later entries refine earlier ones). */
         for (size_t i = 0; in->quirks && i < in->quirks->n; i++) {
                 const Quirk *q = &in->quirks->quirks[i];
@@ -151,6 +146,33 @@ void plan_nic(const PlanInput *in, NicPlan *ret) {
                         why[k] = (Provenance) { PROVENANCE_CONFIG, NULL, dev->knob_origin[k] };
                 }
         }
+}
+
+void plan_knobs_needed(const PlanInput *in, bool needed[_KNOB_MAX]) {
+        bool set[_KNOB_MAX] = {}, skip[_KNOB_MAX] = {};
+        uint64_t value[_KNOB_MAX];
+        Provenance why[_KNOB_MAX], skip_why[_KNOB_MAX];
+        NicPlan *p = calloc(1, sizeof(NicPlan));
+
+        /* Without memory for the scratch plan: everything, which is never wrong. */
+        for (int k = 0; k < _KNOB_MAX; k++)
+                needed[k] = !p;
+        if (!p)
+                return;
+        plan_wanted(in, p, set, skip, value, why, skip_why);
+        for (int k = 0; k < _KNOB_MAX; k++)
+                needed[k] = !p->ignored && (set[k] || skip[k] || knob_get(k)->l1 || knob_get(k)->off_after_tx_timeout);
+        free(p);
+}
+
+void plan_nic(const PlanInput *in, NicPlan *ret) {
+        bool set[_KNOB_MAX] = {}, skip[_KNOB_MAX] = {};
+        uint64_t value[_KNOB_MAX] = {};
+        Provenance why[_KNOB_MAX] = {}, skip_why[_KNOB_MAX] = {};
+        PlanItem *items = ret->items;
+
+        *ret = (NicPlan) { .nic = in->nic, .link_power = -1 };
+        plan_wanted(in, ret, set, skip, value, why, skip_why);
         if (ret->ignored) {
                 ret->n = 0;
                 return;

@@ -479,6 +479,77 @@ static void test_plan_link_power(void **state) {
         assert_string_equal(p.link_power_blocked, "this link has no link/l1_aspm attribute");
 }
 
+/* Readings of only the knobs plan_knobs_needed() names give the same items as readings of all. */
+static void same_items_from_needed(const PlanInput *in) {
+        KnobReading part[_KNOB_MAX];
+        PlanInput pin = *in;
+        bool needed[_KNOB_MAX];
+        NicPlan full, from_needed;
+
+        plan_knobs_needed(in, needed);
+        for (int k = 0; k < _KNOB_MAX; k++)
+                part[k] = needed[k] ? in->current[k]
+                                    : (KnobReading) { .status = KNOB_STATUS_ERROR, .error = -ENODATA };
+        pin.current = part;
+        plan_nic(in, &full);
+        plan_nic(&pin, &from_needed);
+        assert_int_equal(full.n, from_needed.n);
+        for (size_t i = 0; i < full.n; i++) {
+                assert_int_equal(full.items[i].knob, from_needed.items[i].knob);
+                assert_int_equal(full.items[i].action, from_needed.items[i].action);
+                assert_int_equal(full.items[i].desired, from_needed.items[i].desired);
+        }
+        assert_int_equal(full.link_power, from_needed.link_power);
+        assert_true((full.link_power_blocked == NULL) == (from_needed.link_power_blocked == NULL));
+}
+
+static void test_plan_knobs_needed(void **state) {
+        Nic nic = { .slot = "0000:01:00.0", .ifnames = { "enp1s0" }, .n_ifnames = 1, .xid = 0x541, .vendor = 0x10ec, .device = 0x8168 };
+        KnobReading cur[_KNOB_MAX] = {};
+        Quirk qs[2];
+        QuirkDb db;
+        Machine m = {};
+        ConfigDevice dev = { .name = "x", .match.interface = "enp*", .set = { [KNOB_SG] = true },
+                             .value = { [KNOB_SG] = 0 }, .knob_origin = { [KNOB_SG] = { "/etc/x.conf", 7 } }, .link_power = { -1 } };
+        Config cfg = { .devices = &dev, .n_devices = 1, .link_power_busy_pps = 100, .link_power_quiet_s = 30 };
+        PlanLinkPower busy = { .state = LINK_POWER_BUSY };
+        PlanInput in = { .nic = &nic, .current = cur, .quirks = &db, .profile = PROFILE_PERFORMANCE, .machine = &m };
+        bool needed[_KNOB_MAX];
+
+        setup_quirks(&db, qs);
+        for (int k = 0; k < _KNOB_MAX; k++)
+                cur[k] = (KnobReading) { .status = KNOB_STATUS_OK, .value = k % 2 };
+
+        /* Quirks only: what they set and skip, and the L1 family; nothing nobody asked for. */
+        plan_knobs_needed(&in, needed);
+        assert_true(needed[KNOB_CLKPM] && needed[KNOB_TSO] && needed[KNOB_RX_USECS] && needed[KNOB_L1_2_PCIPM]);
+        assert_false(needed[KNOB_SG]);
+        same_items_from_needed(&in);
+        in.profile = PROFILE_POWERSAVE;
+        same_items_from_needed(&in);
+
+        /* A configuration line adds its knob. */
+        in.config = &cfg;
+        plan_knobs_needed(&in, needed);
+        assert_true(needed[KNOB_SG]);
+        same_items_from_needed(&in);
+
+        /* Dynamic link power, busy, and the tx-timeout guard: the L1 family decides. */
+        cfg.link_power = (LinkPowerSetting) { LINK_POWER_DYNAMIC, { "/etc/x.conf", 3 } };
+        in.link_power = &busy;
+        same_items_from_needed(&in);
+        in.tx_guard = true;
+        same_items_from_needed(&in);
+
+        /* Ignored: nothing to read at all. */
+        dev.ignore = true;
+        dev.ignore_origin = (Origin) { "/etc/x.conf", 2 };
+        plan_knobs_needed(&in, needed);
+        for (int k = 0; k < _KNOB_MAX; k++)
+                assert_false(needed[k]);
+        same_items_from_needed(&in);
+}
+
 static void test_profile_resolve(void **state) {
         assert_int_equal(profile_resolve(PROFILE_BALANCED, POWER_AC), PROFILE_PERFORMANCE);
         assert_int_equal(profile_resolve(PROFILE_BALANCED, POWER_NO_BATTERY), PROFILE_PERFORMANCE);
@@ -501,7 +572,7 @@ int main(void) {
                 cmocka_unit_test(test_config_ok),          cmocka_unit_test(test_config_every_complaint),
                 cmocka_unit_test(test_config_duplicates), cmocka_unit_test(test_match_forms), cmocka_unit_test(test_config_dropins),     cmocka_unit_test(test_quirk_complaints),
                 cmocka_unit_test(test_quirk_override_dir),
-                cmocka_unit_test(test_xid_match_semantics), cmocka_unit_test(test_plan), cmocka_unit_test(test_plan_link_power),
+                cmocka_unit_test(test_xid_match_semantics), cmocka_unit_test(test_plan), cmocka_unit_test(test_plan_link_power), cmocka_unit_test(test_plan_knobs_needed),
                 cmocka_unit_test(test_profile_resolve),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
