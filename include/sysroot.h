@@ -26,6 +26,13 @@ int sysroot_read_u64(const Sysroot *s, const char *dir, const char *attr, uint64
 int sysroot_write(const Sysroot *s, const char *dir, const char *attr, const char *value);
 /* Opens a directory under the root, O_DIRECTORY, for listing. */
 int sysroot_open_dir(const Sysroot *s, const char *dir);
+/*
+ * The same on a directory sysroot_open_dir() opened: several attributes of one directory,
+ * one path walk. The attribute is one component and never a symlink.
+ */
+int sysroot_read_at(int dfd, const char *attr, char *buf, size_t size);
+int sysroot_read_u64_at(int dfd, const char *attr, uint64_t *ret);
+int sysroot_write_at(int dfd, const char *attr, const char *value);
 /* Opens an allowlisted attribute read-only and returns the fd (for mmap of a BAR image). */
 int sysroot_open_attr(const Sysroot *s, const char *dir, const char *attr);
 bool sysroot_attr_allowed(const char *attr, bool write);

@@ -150,29 +150,27 @@ static int sysfs_dir(const KnobBackend *be, const Nic *n, char *buf, size_t size
         return 0;
 }
 
-/* A missing attribute in a missing directory: for the interface's own directory, it went away. */
-static int sysfs_missing(const KnobBackend *be, Backend *b, const char *dir, int r) {
-        if (r == -ENOENT && be->sysfs_by_ifname) {
-                _cleanup_close_ int fd = sysroot_open_dir(b->root, dir);
-                if (fd < 0)
-                        return -ENODEV;
-        }
-        return r;
-}
-
-static int sysfs_read_one(Backend *b, const KnobBackend *be, const Nic *n, const char *attr, uint64_t *ret) {
+/*
+ * The backend's directory for this NIC, opened once for all its attributes (-ENODEV: no
+ * interface, or the interface's directory is gone; -ENOENT: no link/ directory).
+ */
+static int sysfs_open(Backend *b, const KnobBackend *be, const Nic *n) {
         char dir[64];
-        int r;
+        int r = sysfs_dir(be, n, dir, sizeof(dir));
 
-        r = sysfs_dir(be, n, dir, sizeof(dir));
         if (r < 0)
                 return r;
-        r = sysroot_read_u64(b->root, dir, attr, ret);
-        return r < 0 ? sysfs_missing(be, b, dir, r) : 0;
+        r = sysroot_open_dir(b->root, dir);
+        return r == -ENOENT && be->sysfs_by_ifname ? -ENODEV : r;
+}
+
+static int sysfs_read_at(int dfd, const char *attr, uint64_t *ret) {
+        return dfd < 0 ? dfd : sysroot_read_u64_at(dfd, attr, ret);
 }
 
 static void sysfs_read(Backend *b, const KnobBackend *be, const Nic *n, KnobReading out[_KNOB_MAX]) {
-        char dir[64];
+        _cleanup_close_ int dfd = -1;
+        bool opened = false;
 
         for (int k = 0; k < _KNOB_MAX; k++) {
                 uint64_t v;
@@ -180,16 +178,18 @@ static void sysfs_read(Backend *b, const KnobBackend *be, const Nic *n, KnobRead
 
                 if (!of_backend(k, be))
                         continue;
-                r = sysfs_read_one(b, be, n, knob_get(k)->name, &v);
+                if (!opened) {
+                        dfd = sysfs_open(b, be, n);
+                        opened = true;
+                }
+                r = sysfs_read_at(dfd, knob_get(k)->name, &v);
                 if (r < 0) {
                         const char *why = NULL;
                         if (r == -ENODEV)
                                 why = be->sysfs_by_ifname && !nic_ifname(n) ? "no network interface" : NULL;
-                        else if (!be->sysfs_by_ifname && sysfs_dir(be, n, dir, sizeof(dir)) >= 0) {
-                                _cleanup_close_ int fd = sysroot_open_dir(b->root, dir);
-                                why = fd < 0 ? "no link/ attributes: pcie_aspm=off, firmware owns ASPM, or CONFIG_PCIEASPM=n"
-                                             : r == -ENOENT ? "state not supported by this link" : NULL;
-                        }
+                        else if (!be->sysfs_by_ifname)
+                                why = dfd < 0 ? "no link/ attributes: pcie_aspm=off, firmware owns ASPM, or CONFIG_PCIEASPM=n"
+                                              : r == -ENOENT ? "state not supported by this link" : NULL;
                         knob_reading_fail(&out[k], r, why);
                 } else if (knob_get(k)->type == KNOB_TYPE_BOOL && v > 1)
                         knob_reading_fail(&out[k], -EBADMSG, "not 0 or 1");
@@ -200,9 +200,11 @@ static void sysfs_read(Backend *b, const KnobBackend *be, const Nic *n, KnobRead
 
 static int sysfs_read_items(Backend *b, const KnobBackend *be, const Nic *n, KnobBatch *batch, KnobReading out[_KNOB_MAX],
                             EthtoolError *err) {
+        _cleanup_close_ int dfd = batch->n > 0 ? sysfs_open(b, be, n) : -EBADF;
+
         for (size_t i = 0; i < batch->n; i++) {
                 KnobBatchItem *it = &batch->items[i];
-                it->error = sysfs_read_one(b, be, n, it->name, &it->now);
+                it->error = sysfs_read_at(dfd, it->name, &it->now);
                 if (!out)
                         continue;
                 if (it->error < 0)
@@ -215,6 +217,7 @@ static int sysfs_read_items(Backend *b, const KnobBackend *be, const Nic *n, Kno
 
 static int sysfs_write_items(Backend *b, const KnobBackend *be, const Nic *n, const KnobBatch *batch, EthtoolError *err) {
         char dir[64], text[KNOB_VALUE_MAX];
+        _cleanup_close_ int dfd = -1;
         int r;
 
         *err = (EthtoolError) {};
@@ -224,9 +227,11 @@ static int sysfs_write_items(Backend *b, const KnobBackend *be, const Nic *n, co
                 if (r < 0)
                         return r;
         }
+        if (r >= 0)
+                r = dfd = sysfs_open(b, be, n);
         for (size_t i = 0; r >= 0 && i < batch->n; i++) {
                 snprintf(text, sizeof(text), "%" PRIu64, batch->items[i].value);
-                r = sysfs_missing(be, b, dir, sysroot_write(b->root, dir, batch->items[i].name, text));
+                r = sysroot_write_at(dfd, batch->items[i].name, text);
         }
         err->error = r < 0 ? r : 0;
         return r;

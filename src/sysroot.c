@@ -144,15 +144,14 @@ int sysroot_open_attr(const Sysroot *s, const char *dir, const char *attr) {
         return open_attr(s, dir, attr, O_RDONLY, false);
 }
 
-int sysroot_read(const Sysroot *s, const char *dir, const char *attr, char *buf, size_t size) {
-        _cleanup_close_ int fd = -1;
+/* Reads what fd holds into buf: bounded, NUL-terminated, trailing whitespace stripped. */
+static int read_attr_fd(int fd, char *buf, size_t size) {
         size_t n = 0;
 
-        if (size < 2)
-                return -EINVAL;
-        fd = open_attr(s, dir, attr, O_RDONLY, false);
         if (fd < 0)
                 return fd;
+        if (size < 2)
+                return -EINVAL;
         /* One more byte than fits tells us the attribute is longer than expected. */
         for (;;) {
                 ssize_t k = read(fd, buf + n, size - n);
@@ -174,6 +173,31 @@ int sysroot_read(const Sysroot *s, const char *dir, const char *attr, char *buf,
         return 0;
 }
 
+/*
+ * An attribute in a directory sysroot_open_dir() resolved: one plain component, never a
+ * symlink, so nothing is reached that the root does not hold; no path walk either.
+ */
+static int open_attr_at(int dfd, const char *attr, int flags, bool write) {
+        int fd;
+
+        if (dfd < 0)
+                return -EBADF;
+        if (!attr || !*attr || strchr(attr, '/') || !sysroot_attr_allowed(attr, write))
+                return -EPERM;
+        fd = openat(dfd, attr, flags | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
+int sysroot_read(const Sysroot *s, const char *dir, const char *attr, char *buf, size_t size) {
+        _cleanup_close_ int fd = open_attr(s, dir, attr, O_RDONLY, false);
+        return read_attr_fd(fd, buf, size);
+}
+
+int sysroot_read_at(int dfd, const char *attr, char *buf, size_t size) {
+        _cleanup_close_ int fd = open_attr_at(dfd, attr, O_RDONLY, false);
+        return read_attr_fd(fd, buf, size);
+}
+
 int sysroot_read_u64(const Sysroot *s, const char *dir, const char *attr, uint64_t *ret) {
         char buf[64];
         int r;
@@ -184,18 +208,25 @@ int sysroot_read_u64(const Sysroot *s, const char *dir, const char *attr, uint64
         return parse_sysfs_number(buf, ret);
 }
 
-int sysroot_write(const Sysroot *s, const char *dir, const char *attr, const char *value) {
-        _cleanup_close_ int fd = -1;
+int sysroot_read_u64_at(int dfd, const char *attr, uint64_t *ret) {
+        char buf[64];
+        int r;
+
+        r = sysroot_read_at(dfd, attr, buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        return parse_sysfs_number(buf, ret);
+}
+
+static int write_attr_fd(int fd, const char *value) {
         char buf[64];
         int n;
 
+        if (fd < 0)
+                return fd;
         n = snprintf(buf, sizeof(buf), "%s\n", value);
         if (n < 0 || (size_t) n >= sizeof(buf))
                 return -E2BIG;
-        /* O_TRUNC is ignored by sysfs, and keeps fixture files exact. */
-        fd = open_attr(s, dir, attr, O_WRONLY | O_TRUNC, true);
-        if (fd < 0)
-                return fd;
         for (;;) {
                 ssize_t k = write(fd, buf, (size_t) n);
                 if (k < 0 && errno == EINTR)
@@ -208,3 +239,13 @@ int sysroot_write(const Sysroot *s, const char *dir, const char *attr, const cha
         }
 }
 
+int sysroot_write(const Sysroot *s, const char *dir, const char *attr, const char *value) {
+        /* O_TRUNC is ignored by sysfs, and keeps fixture files exact. */
+        _cleanup_close_ int fd = strlen(value) + 1 < 64 ? open_attr(s, dir, attr, O_WRONLY | O_TRUNC, true) : -E2BIG;
+        return write_attr_fd(fd, value);
+}
+
+int sysroot_write_at(int dfd, const char *attr, const char *value) {
+        _cleanup_close_ int fd = strlen(value) + 1 < 64 ? open_attr_at(dfd, attr, O_WRONLY | O_TRUNC, true) : -E2BIG;
+        return write_attr_fd(fd, value);
+}
