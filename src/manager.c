@@ -87,6 +87,7 @@ typedef struct Manager {
         unsigned writes;        /* test seam: writes so far, across every apply and restore */
         bool rescan;            /* rediscover PCI devices before working */
         bool everything;        /* re-apply every NIC */
+        size_t n_lp_active;     /* NICs with lp_active: whether the sample timer runs, without a look at every NIC */
         bool running;           /* the event loop runs: events are acted on at once */
 } Manager;
 
@@ -270,7 +271,9 @@ static int manager_rescan(Manager *m) {
         m->queue = queue;
         m->n_queue = 0;
         m->n_tuned = m->n_waiting = m->n_unsupported = 0;
+        m->n_lp_active = 0;
         for (size_t i = 0; i < m->n_nics; i++) {
+                m->n_lp_active += m->nics[i].lp_active;
                 m->nics[i].queued = false;
                 if (m->nics[i].dirty || m->nics[i].drift_check)
                         manager_enqueue(m, &m->nics[i]);
@@ -319,6 +322,12 @@ static int manager_link_ifindex(const ManagedNic *mn) {
 }
 
 /* Where status, diagnose and metrics find it: the state, the time in each, the transitions. */
+static void manager_set_lp_active(Manager *m, ManagedNic *mn, bool active) {
+        if (mn->lp_active != active)
+                m->n_lp_active = active ? m->n_lp_active + 1 : m->n_lp_active - 1;
+        mn->lp_active = active;
+}
+
 static void manager_link_power_save(Manager *m, ManagedNic *mn, uint64_t now) {
         LinkPowerRecord rec;
         int r;
@@ -335,21 +344,19 @@ static void manager_link_power_stop(Manager *m, ManagedNic *mn, const char *why)
         if (mn->lp_stopped)
                 return;
         mn->lp_stopped = why;
-        mn->lp_active = false;
+        manager_set_lp_active(m, mn, false);
         log_nic(LOG_NOTICE, R8T_MESSAGE_NIC_TUNED, &mn->nic, 0, "dynamic link power is off for this link: %s", why);
         manager_link_power_save(m, mn, now_usec());
 }
 
 static int on_link_power(sd_event_source *s, uint64_t usec, void *userdata);
 
+
 /* One timer for every NIC: armed while any of them is under dynamic link power with its link up. */
 static void manager_link_power_arm(Manager *m) {
-        bool any = false;
         uint64_t now;
 
-        for (size_t i = 0; i < m->n_nics && !any; i++)
-                any = m->nics[i].lp_active;
-        if (!any) {
+        if (m->n_lp_active == 0) {
                 if (m->link_power_timer)
                         (void) sd_event_source_set_enabled(m->link_power_timer, SD_EVENT_OFF);
                 return;
@@ -379,7 +386,7 @@ static void manager_link_power_sample(Manager *m, ManagedNic *mn, uint64_t now) 
          * value).
          */
         if (nic_read_tx_timeouts(m->c.root, &mn->nic, &v) >= 0 && v > 0) {
-                mn->lp_active = false;
+                manager_set_lp_active(m, mn, false);
                 manager_mark_dirty(m, mn);
                 return;
         }
@@ -466,7 +473,7 @@ static void manager_link_power_update(Manager *m, ManagedNic *mn) {
                 manager_link_power_save(m, mn, now_usec());
                 manager_mark_dirty(m, mn);
         }
-        mn->lp_active = active;
+        manager_set_lp_active(m, mn, active);
         manager_link_power_arm(m);
 }
 
