@@ -6,6 +6,13 @@
 #include "nic.h"
 #include "sysroot.h"
 
+typedef enum FeaturesCacheStage {
+        FEATURES_CACHE_NONE,
+        FEATURES_CACHE_READ,
+        FEATURES_CACHE_EXPANDED,
+        FEATURES_CACHE_WRITTEN,
+} FeaturesCacheStage;
+
 /* What the knob backends need: the sysfs root and an ethtool netlink socket. */
 typedef struct Backend {
         const Sysroot *root;
@@ -18,10 +25,12 @@ typedef struct Backend {
          */
         bool fixture_in_host_netns;
         /*
-         * The last FEATURES_GET's reply, kept for the expand that follows the plan's read
-         * in the same apply (one request fewer per apply); taken by that expand, dropped
-         * by any other feature request or write.
+         * One interface's features through one apply, so that it costs the kernel one
+         * FEATURES_GET and one FEATURES_SET: read by the plan (READ), taken by the expand
+         * that follows (EXPANDED: what the write starts from), brought up to date with the
+         * SET reply (WRITTEN), taken by the read-back. Dropped by any other feature request.
          */
+        FeaturesCacheStage features_cache_stage;
         EthtoolFeatures features_cache;
         char features_cache_ifname[IFNAMSIZ];
 } Backend;

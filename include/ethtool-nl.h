@@ -54,10 +54,13 @@ int ethtool_nl_features_get(EthtoolNl *e, const char *ifname, EthtoolFeatures *r
 /*
  * Sets the named features. On success ret_refused lists the requested
  * features the kernel left different from what was asked (fixed features,
- * or TSO dropped without SG), with the state they have.
+ * or TSO dropped without SG), with the state asked for (so not the one they
+ * have), and ret_changed every feature whose state the write changed, with
+ * its new state: the kernel's own account, under the lock it wrote with.
+ * Either may be NULL.
  */
 int ethtool_nl_features_set(EthtoolNl *e, const char *ifname, const char *const *names, const bool *values,
-                            size_t n, EthtoolFeatures *ret_refused, EthtoolError *err);
+                            size_t n, EthtoolFeatures *ret_refused, EthtoolFeatures *ret_changed, EthtoolError *err);
 
 /*
  * Attribute groups (COALESCE, EEE, ...): a GET returns a flat list of u8/u32

@@ -59,6 +59,31 @@ static void features_cache_drop(Backend *b) {
         ethtool_features_done(&b->features_cache);
         b->features_cache = (EthtoolFeatures) {};
         b->features_cache_ifname[0] = '\0';
+        b->features_cache_stage = FEATURES_CACHE_NONE;
+}
+
+/* Keeps f (taken over) as this interface's features at stage. */
+static void features_cache_keep(Backend *b, const Nic *n, EthtoolFeatures *f, FeaturesCacheStage stage) {
+        features_cache_drop(b);
+        if (!nic_ifname(n) || strscpy(b->features_cache_ifname, sizeof(b->features_cache_ifname), nic_ifname(n)) < 0) {
+                ethtool_features_done(f);
+                return;
+        }
+        b->features_cache = *f;
+        *f = (EthtoolFeatures) {};
+        b->features_cache_stage = stage;
+}
+
+/* Takes this interface's features at stage, if that is what is kept. */
+static bool features_cache_take(Backend *b, const Nic *n, FeaturesCacheStage stage, EthtoolFeatures *ret) {
+        bool ok = b->features_cache_stage == stage && nic_ifname(n) && streq(b->features_cache_ifname, nic_ifname(n));
+
+        if (ok) {
+                *ret = b->features_cache;
+                b->features_cache = (EthtoolFeatures) {};
+        }
+        features_cache_drop(b);
+        return ok;
 }
 
 void backend_done(Backend *b) {
@@ -291,10 +316,8 @@ static void features_read(Backend *b, const KnobBackend *be, const Nic *n, KnobR
                 else
                         backend_feature_reading(&f, k, &out[k]);
         }
-        if (r >= 0 && strscpy(b->features_cache_ifname, sizeof(b->features_cache_ifname), nic_ifname(n)) >= 0)
-                b->features_cache = f; /* for the expand of this apply */
-        else
-                ethtool_features_done(&f);
+        if (r >= 0)
+                features_cache_keep(b, n, &f, FEATURES_CACHE_READ); /* for the expand of this apply */
 }
 
 /* Each knob item becomes the changeable kernel features it covers that are not as wanted yet. */
@@ -304,11 +327,7 @@ static int features_expand(Backend *b, const KnobBackend *be, const Nic *n, Knob
         int r = 0;
 
         /* What the plan was made from, read a moment ago for this interface: no second request. */
-        if (b->features_cache.n > 0 && nic_ifname(n) && streq(b->features_cache_ifname, nic_ifname(n))) {
-                f = b->features_cache;
-                b->features_cache = (EthtoolFeatures) {};
-                b->features_cache_ifname[0] = '\0';
-        } else
+        if (!features_cache_take(b, n, FEATURES_CACHE_READ, &f))
                 r = features_get(b, n, &f, err);
         if (r < 0)
                 return r;
@@ -325,6 +344,8 @@ static int features_expand(Backend *b, const KnobBackend *be, const Nic *n, Knob
                                 batch->items[batch->n - 1].original = e->active;
                 }
         }
+        if (r >= 0)
+                features_cache_keep(b, n, &f, FEATURES_CACHE_EXPANDED); /* what the write starts from */
         ethtool_features_done(&f);
         return r;
 }
@@ -332,9 +353,11 @@ static int features_expand(Backend *b, const KnobBackend *be, const Nic *n, Knob
 static int features_read_items(Backend *b, const KnobBackend *be, const Nic *n, KnobBatch *batch, KnobReading out[_KNOB_MAX],
                                EthtoolError *err) {
         EthtoolFeatures f = {};
-        int r;
+        int r = 0;
 
-        r = features_get(b, n, &f, err);
+        /* The write's own reply told: the kernel is not asked again. */
+        if (!features_cache_take(b, n, FEATURES_CACHE_WRITTEN, &f))
+                r = features_get(b, n, &f, err);
         for (size_t i = 0; i < batch->n; i++) {
                 KnobBatchItem *it = &batch->items[i];
                 const EthtoolFeature *e = r >= 0 ? ethtool_features_find(&f, it->name) : NULL;
@@ -358,17 +381,40 @@ static int features_read_items(Backend *b, const KnobBackend *be, const Nic *n, 
 static int features_write_items(Backend *b, const KnobBackend *be, const Nic *n, const KnobBatch *batch, EthtoolError *err) {
         const char *names[KNOB_BATCH_MAX];
         bool values[KNOB_BATCH_MAX];
+        EthtoolFeatures before = {}, refused = {}, changed = {};
+        bool known = features_cache_take(b, n, FEATURES_CACHE_EXPANDED, &before);
         int r;
 
-        features_cache_drop(b);
         r = need_writable_interface(b, n, err);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < batch->n; i++) {
+        for (size_t i = 0; r >= 0 && i < batch->n; i++) {
                 names[i] = batch->items[i].name;
                 values[i] = batch->items[i].value;
         }
-        return ethtool_nl_features_set(b->nl, nic_ifname(n), names, values, batch->n, NULL, err);
+        if (r >= 0)
+                r = ethtool_nl_features_set(b->nl, nic_ifname(n), names, values, batch->n, known ? &refused : NULL,
+                                            known ? &changed : NULL, err);
+        if (r >= 0 && known) {
+                /*
+                 * The state after the write, for its read-back: what it started from, with every
+                 * change the kernel reports; each requested feature as asked unless refused. Both
+                 * come from the kernel under the lock it wrote with: exact for what was written.
+                 */
+                for (size_t i = 0; i < changed.n; i++)
+                        for (size_t k = 0; k < before.n; k++)
+                                if (streq(before.features[k].name, changed.features[i].name))
+                                        before.features[k].active = changed.features[i].active;
+                for (size_t i = 0; i < batch->n; i++) {
+                        const EthtoolFeature *no = ethtool_features_find(&refused, names[i]);
+                        for (size_t k = 0; k < before.n; k++)
+                                if (streq(before.features[k].name, names[i]))
+                                        before.features[k].active = no ? !no->active : values[i];
+                }
+                features_cache_keep(b, n, &before, FEATURES_CACHE_WRITTEN);
+        }
+        ethtool_features_done(&before);
+        ethtool_features_done(&refused);
+        ethtool_features_done(&changed);
+        return r;
 }
 
 /* ---- ethtool attribute groups (COALESCE, EEE): one u8/u32 attribute per knob ---- */

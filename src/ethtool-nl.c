@@ -256,16 +256,30 @@ static int features_parse_nlh(struct nlmsghdr *nlh, void *userdata) {
         return r;
 }
 
-/* A SET reply's WANTED lists exactly the requested bits the kernel did not apply. */
+/*
+ * A SET reply (kernel-facts §7): WANTED lists exactly the requested bits the kernel did not
+ * apply (with the value asked for), ACTIVE every bit whose state changed (with its new one).
+ */
+typedef struct SetReply {
+        FeaturesParse refused, changed;
+} SetReply;
+
 static int features_set_reply_parse_nlh(struct nlmsghdr *nlh, void *userdata) {
         struct nlattr *tb[ETHTOOL_A_FEATURES_MAX + 1];
+        SetReply *p = userdata;
         int r;
 
         r = genl_attrs(nlh, tb, ETHTOOL_A_FEATURES_MAX, NULL);
-        if (r < 0 || !tb[ETHTOOL_A_FEATURES_WANTED])
+        if (r < 0)
                 return r;
-        r = parse_bitset(tb[ETHTOOL_A_FEATURES_WANTED], userdata, FEATURE_ACTIVE);
-        features_parse_finish(userdata);
+        if (tb[ETHTOOL_A_FEATURES_WANTED]) {
+                r = parse_bitset(tb[ETHTOOL_A_FEATURES_WANTED], &p->refused, FEATURE_ACTIVE);
+                features_parse_finish(&p->refused);
+        }
+        if (r >= 0 && tb[ETHTOOL_A_FEATURES_ACTIVE]) {
+                r = parse_bitset(tb[ETHTOOL_A_FEATURES_ACTIVE], &p->changed, FEATURE_ACTIVE);
+                features_parse_finish(&p->changed);
+        }
         return r;
 }
 
@@ -617,8 +631,8 @@ int ethtool_nl_features_get(EthtoolNl *e, const char *ifname, EthtoolFeatures *r
 }
 
 int ethtool_nl_features_set(EthtoolNl *e, const char *ifname, const char *const *names, const bool *values,
-                            size_t n, EthtoolFeatures *ret_refused, EthtoolError *err) {
-        EthtoolFeatures refused = {};
+                            size_t n, EthtoolFeatures *ret_refused, EthtoolFeatures *ret_changed, EthtoolError *err) {
+        EthtoolFeatures refused = {}, changed = {};
         const EthtoolStrings *strings;
         uint32_t flags = features_flags(e, &strings);
         struct nlattr *wanted, *bits;
@@ -644,15 +658,21 @@ int ethtool_nl_features_set(EthtoolNl *e, const char *ifname, const char *const 
         nla_nest_end(m, bits);
         nla_nest_end(m, wanted);
 
-        r = transact(e, TAKE_PTR(m), features_set_reply_parse_nlh, &(FeaturesParse) { .f = &refused, .names = strings }, err);
+        r = transact(e, TAKE_PTR(m), features_set_reply_parse_nlh,
+                     &(SetReply) { { .f = &refused, .names = strings }, { .f = &changed, .names = strings } }, err);
         if (r < 0) {
                 ethtool_features_done(&refused);
+                ethtool_features_done(&changed);
                 return r;
         }
         if (ret_refused)
                 *ret_refused = refused;
         else
                 ethtool_features_done(&refused);
+        if (ret_changed)
+                *ret_changed = changed;
+        else
+                ethtool_features_done(&changed);
         return 0;
 }
 

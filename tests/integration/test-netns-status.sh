@@ -81,6 +81,33 @@ md=$(in_ns "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" diagnose 2>/de
 contains "diagnose: link line" "- link detected: yes" "$md"
 contains "diagnose: feature table" "| tx-scatter-gather |" "$md"
 
+# A write the kernel refuses in part: TSO on without SG. What apply says the kernel kept is
+# what ethtool -k shows (the read-back comes from the write's own reply, not a second read),
+# and a write it takes is reported as done.
+in_ns ethtool -K enp1s0 sg off tso off
+printf '[device t]\nmatch-interface = enp1s0\ntso = on\n' >"$TMP/tso-on.conf"
+out=$(in_ns "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$SRCDIR/conf/quirks.d" --config "$TMP/tso-on.conf" --state-dir "$TMP/st" \
+        --profile powersave apply 2>&1) || true
+nic=$(status)
+case $(jq -r 'if .knobs.tso.partial then "partial" elif .knobs.tso.value then "on" else "off" end' <<<"$nic") in
+partial) contains "refused in part: said so" "asked for tso on, the kernel kept some of its features as they were" "$out" ;;
+off) contains "refused: said so" "asked for tso on, the kernel kept off" "$out" ;;
+*) fail "TSO on without SG: the kernel took it, nothing refused to test ($out)" ;;
+esac
+# ethtool -k's TSO line says on when any flavour is: compare with the flavours themselves.
+flavours=$(in_ns ethtool -k enp1s0 | awk '$1 ~ /^tx-tcp.*-segmentation:$/ {print $2}' | sort -u | tr '\n' ' ')
+case $flavours in
+"off ") want=off ;; "on ") want=on ;; *) want=partial ;;
+esac
+eq "after a refused write: tso as ethtool -k's flavours ($flavours)" "$want" \
+        "$(jq -r 'if .knobs.tso.partial then "partial" elif .knobs.tso.value then "on" else "off" end' <<<"$nic")"
+printf '[device t]\nmatch-interface = enp1s0\nsg = on\ntso = on\n' >"$TMP/tso-on.conf"
+out=$(in_ns "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$SRCDIR/conf/quirks.d" --config "$TMP/tso-on.conf" --state-dir "$TMP/st" \
+        --profile powersave apply 2>&1) || true
+contains "taken: tso" "tso " "$(grep -- '-> on' <<<"$out")"
+eq "taken: nothing failed" 0 "$(grep -c 'the kernel kept' <<<"$out")"
+check_features "$(status)" "after a write taken"
+
 # The interface vanishes: ethtool knobs say no-interface, the command still succeeds.
 ip -n "$ns" link del enp1s0
 nic=$(status)
