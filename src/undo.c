@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <linux/magic.h>
 #include <sys/file.h>
+#include <sys/statfs.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -272,6 +274,8 @@ static int fsync_dir_of(const char *path) {
 int undo_save(UndoJournal *j) {
         _cleanup_free_ char *tmp = NULL;
         _cleanup_fclose_ FILE *f = NULL;
+        struct statfs sf;
+        bool durable;
         int fd, r;
 
         if (j->truncated)
@@ -287,6 +291,11 @@ int undo_save(UndoJournal *j) {
         fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
         if (fd < 0)
                 return -errno;
+        /*
+         * On tmpfs (/run, the default) the rename is all there is to make it whole: fsync of
+         * the file and its directory has nothing to flush, and costs an open per save.
+         */
+        durable = fstatfs(fd, &sf) < 0 || (sf.f_type != TMPFS_MAGIC && sf.f_type != RAMFS_MAGIC);
         f = fdopen(fd, "w");
         if (!f) {
                 r = -errno;
@@ -307,7 +316,7 @@ int undo_save(UndoJournal *j) {
         }
         for (size_t i = 0; i < j->n_raw; i++)
                 fprintf(f, "%s\n", j->raw[i]);
-        if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) < 0) {
+        if (fflush(f) != 0 || ferror(f) || (durable && fsync(fileno(f)) < 0)) {
                 r = -errno ?: -EIO;
                 goto fail;
         }
@@ -315,7 +324,7 @@ int undo_save(UndoJournal *j) {
                 r = -errno;
                 goto fail;
         }
-        return fsync_dir_of(j->path);
+        return durable ? fsync_dir_of(j->path) : 0;
 fail:
         unlink(tmp);
         return r;

@@ -107,6 +107,22 @@ if command -v strace >/dev/null; then
         eq "traced apply: tso on" on "$(feature "$ns4" enp3s0 tcp-segmentation-offload)"
         run r8t_ns "$ns4" "$fx" restore
         eq "traced apply: restored" off "$(feature "$ns4" enp3s0 tcp-segmentation-offload)"
+        # fsync where it can matter: a journal on a disk is synced, file and directory; on tmpfs
+        # (/run, the default) there is nothing to flush and it is not.
+        mkdir -p "$TMP/tmpfs-state" && mount -t tmpfs r8t-state "$TMP/tmpfs-state" && cleanup_hooks+=("umount $TMP/tmpfs-state")
+        disk=$(mktemp -d /var/tmp/r8t-state.XXXXXX) && cleanup_hooks+=("rm -rf $disk")
+        for st in "$TMP/tmpfs-state" "$disk"; do
+                ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -f -qq -e trace=fsync,fdatasync -o "$TMP/trace" \
+                        ip netns exec "$ns4" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" \
+                        --state-dir "$st" --config "$TMP/empty.conf" --profile performance apply >/dev/null 2>&1 || true
+                syncs=$(grep -c "fsync" "$TMP/trace" || true)
+                case $(stat -f -c %T "$st") in
+                tmpfs) eq "journal on tmpfs: no fsync" 0 "$syncs" ;;
+                *) ((syncs >= 2)) && ok || fail "journal on $(stat -f -c %T "$st"): file and directory synced, $syncs fsync" ;;
+                esac
+                run r8t_ns "$ns4" "$fx" --state-dir "$st" restore
+                eq "journal in $st: restored" off "$(feature "$ns4" enp3s0 tcp-segmentation-offload)"
+        done
 fi
 
 ### A second apply keeps the first original; someone else's later change is left alone by restore.
