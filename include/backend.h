@@ -31,11 +31,20 @@ typedef struct Backend {
          * SET reply (WRITTEN), taken by the read-back. Dropped by any other feature request.
          */
         FeaturesCacheStage features_cache_stage;
+        /*
+         * What rtnetlink told the daemon of the interface being worked on (ifindex_name):
+         * > 0 its ifindex (ethtool requests carry it), < 0 no such interface (ethtool is not
+         * asked), 0 not known (the commands).
+         */
+        int ifindex;
+        char ifindex_name[IFNAMSIZ];
         EthtoolFeatures features_cache;
         char features_cache_ifname[IFNAMSIZ];
 } Backend;
 
 int backend_init(Backend *b, const Sysroot *root);
+/* The daemon's word on ifname before it works on it (see Backend.ifindex); ifname NULL: none. */
+void backend_set_ifindex(Backend *b, const char *ifname, int ifindex);
 void backend_done(Backend *b);
 
 /*

@@ -45,6 +45,12 @@ EthtoolNl *ethtool_nl_free(EthtoolNl *e);
 DEFINE_TRIVIAL_CLEANUP_FUNC(EthtoolNl *, ethtool_nl_free);
 
 /*
+ * From now on, requests for ifname name the device by its ifindex as well (0: by name
+ * only): the kernel refuses one where the two no longer agree (-ENODEV, "ifindex and name
+ * do not match"), so a write after a rename cannot reach another device.
+ */
+void ethtool_nl_set_index(EthtoolNl *e, const char *ifname, int ifindex);
+/*
  * The kernel's feature names (ETH_SS_FEATURES), asked once per socket; NULL when the kernel
  * would not say (feature bitsets then travel by name). With them, feature requests ask for
  * compact bitsets.

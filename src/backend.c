@@ -55,6 +55,12 @@ int backend_init(Backend *b, const Sysroot *root) {
         return 0;
 }
 
+void backend_set_ifindex(Backend *b, const char *ifname, int ifindex) {
+        b->ifindex = ifname && strscpy(b->ifindex_name, sizeof(b->ifindex_name), ifname) >= 0 ? ifindex : 0;
+        if (b->nl)
+                ethtool_nl_set_index(b->nl, ifname, ifindex);
+}
+
 static void features_cache_drop(Backend *b) {
         ethtool_features_done(&b->features_cache);
         b->features_cache = (EthtoolFeatures) {};
@@ -107,7 +113,8 @@ static bool of_backend(KnobId k, const KnobBackend *be) {
 }
 
 static int need_interface(Backend *b, const Nic *n, EthtoolError *err) {
-        if (!nic_ifname(n)) {
+        if (!nic_ifname(n) || (b->ifindex < 0 && streq(b->ifindex_name, nic_ifname(n)))) {
+                /* rtnetlink lists no such interface: no question to the kernel that can only fail */
                 *err = (EthtoolError) { .error = -ENODEV, .message = "no network interface" };
                 return -ENODEV;
         }

@@ -30,6 +30,9 @@ struct EthtoolNl {
          */
         EthtoolStrings feature_names;
         bool feature_names_asked;
+        /* Requests for index_name also carry its ifindex: the kernel then checks the two agree. */
+        char index_name[IFNAMSIZ];
+        int index;
 };
 
 typedef int (*reply_parser)(struct nlmsghdr *nlh, void *userdata);
@@ -525,6 +528,8 @@ static struct nl_msg *request_new_flags(EthtoolNl *e, uint8_t cmd, uint16_t head
         /* The kernel wants a header even without a device, and libnl drops an empty nest: then FLAGS, 0 or not. */
         h = nla_nest_start(m, header_attr);
         if (!h || (ifname && nla_put_string(m, ETHTOOL_A_HEADER_DEV_NAME, ifname) < 0) ||
+            (ifname && e->index > 0 && streq(ifname, e->index_name) &&
+             nla_put_u32(m, ETHTOOL_A_HEADER_DEV_INDEX, (uint32_t) e->index) < 0) ||
             ((flags || !ifname) && nla_put_u32(m, ETHTOOL_A_HEADER_FLAGS, flags) < 0))
                 return NULL;
         nla_nest_end(m, h);
@@ -571,6 +576,10 @@ static int transact(EthtoolNl *e, struct nl_msg *request, reply_parser parse, vo
                 return req.error;
         }
         return req.parse_error;
+}
+
+void ethtool_nl_set_index(EthtoolNl *e, const char *ifname, int ifindex) {
+        e->index = ifname && ifindex > 0 && strscpy(e->index_name, sizeof(e->index_name), ifname) >= 0 ? ifindex : 0;
 }
 
 const EthtoolStrings *ethtool_nl_feature_names(EthtoolNl *e) {

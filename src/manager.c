@@ -89,6 +89,7 @@ typedef struct Manager {
         bool everything;        /* re-apply every NIC */
         size_t n_lp_active;     /* NICs with lp_active: whether the sample timer runs, without a look at every NIC */
         bool running;           /* the event loop runs: events are acted on at once */
+        bool links_known;       /* a dump of the links succeeded: an interface rtnetlink has not told of does not exist */
 } Manager;
 
 static void manager_schedule(Manager *m) {
@@ -541,6 +542,9 @@ static void manager_apply(Manager *m, ManagedNic *mn) {
         }
         manager_link_power_prepare(m, mn);
         mn->lp_plan.state = mn->lp.state;
+        /* By ifindex, as rtnetlink told it (the kernel checks it against the name); none: ethtool is not asked. */
+        backend_set_ifindex(&m->c.backend, nic_ifname(&mn->nic),
+                            !m->links_known ? 0 : mn->ifindex[0] > 0 ? mn->ifindex[0] : -1);
         context_plan_nic_daemon(&m->c, &mn->nic, mn->lp_stopped ? NULL : &mn->lp_plan, current, &plan);
         context_record_tx_guard(&m->c, &mn->nic, &plan);
         /* drift = leave: what another tool took over stays with it until a reload. */
@@ -551,6 +555,7 @@ static void manager_apply(Manager *m, ManagedNic *mn) {
 
         ac.l1_guard = plan.tx_guard;
         (void) apply_nic(&ac, &mn->nic, &plan, &st);
+        backend_set_ifindex(&m->c.backend, NULL, 0);
         m->writes = ac.writes;
         manager_link_power_applied(m, mn, &plan, current);
 
@@ -834,6 +839,7 @@ static void manager_resync_links(Manager *m) {
         r = rtnl_dump_links(on_link, m);
         if (r < 0) {
                 log_warning_errno(r, "Cannot dump the links to resynchronise (%m); re-applying every NIC.");
+                m->links_known = false; /* lost notifications may have told of interfaces: ask ethtool again */
                 m->everything = true;
                 manager_schedule(m);
                 return;
@@ -1160,6 +1166,8 @@ int manager_run(const Options *o) {
         /* Which interfaces of the NICs exist and are up: what later notifications are compared with. */
         if (rtnl_dump_links(on_link, &m) < 0)
                 log_warning("Cannot list the links; an interface is re-applied at its first notification.");
+        else
+                m.links_known = true;
         m.everything = true;
         on_work(m.work, &m);
         /* Discovery and the first apply of every NIC churned the heap: the daemon idles small. */
