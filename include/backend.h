@@ -38,12 +38,24 @@ typedef struct Backend {
          */
         int ifindex;
         char ifindex_name[IFNAMSIZ];
+        /*
+         * While the daemon works on one interface (backend_set_ifindex with a name): each
+         * sysfs backend's directory for it, opened once for the reads, writes and read-backs
+         * of that apply, closed when it is done.
+         */
+        bool working;
+        bool dir_cached[_KNOB_BACKEND_MAX];
+        int dir_fd[_KNOB_BACKEND_MAX];
+        char dir_path[_KNOB_BACKEND_MAX][64];
         EthtoolFeatures features_cache;
         char features_cache_ifname[IFNAMSIZ];
 } Backend;
 
 int backend_init(Backend *b, const Sysroot *root);
-/* The daemon's word on ifname before it works on it (see Backend.ifindex); ifname NULL: none. */
+/*
+ * The daemon's word on ifname before it works on it (see Backend.ifindex); ifname NULL: the
+ * work is done (what was kept open for it is closed).
+ */
 void backend_set_ifindex(Backend *b, const char *ifname, int ifindex);
 void backend_done(Backend *b);
 

@@ -55,10 +55,20 @@ int backend_init(Backend *b, const Sysroot *root) {
         return 0;
 }
 
+static void dirs_drop(Backend *b) {
+        for (int i = 0; i < _KNOB_BACKEND_MAX; i++)
+                if (b->dir_cached[i]) {
+                        close(b->dir_fd[i]);
+                        b->dir_cached[i] = false;
+                }
+}
+
 void backend_set_ifindex(Backend *b, const char *ifname, int ifindex) {
         b->ifindex = ifname && strscpy(b->ifindex_name, sizeof(b->ifindex_name), ifname) >= 0 ? ifindex : 0;
         if (b->nl)
                 ethtool_nl_set_index(b->nl, ifname, ifindex);
+        dirs_drop(b);
+        b->working = ifname;
 }
 
 static void features_cache_drop(Backend *b) {
@@ -93,6 +103,7 @@ static bool features_cache_take(Backend *b, const Nic *n, FeaturesCacheStage sta
 }
 
 void backend_done(Backend *b) {
+        dirs_drop(b);
         features_cache_drop(b);
         b->nl = ethtool_nl_free(b->nl);
 }
@@ -192,8 +203,24 @@ static int sysfs_open(Backend *b, const KnobBackend *be, const Nic *n) {
 
         if (r < 0)
                 return r;
+        if (b->working && b->dir_cached[be->id] && streq(b->dir_path[be->id], dir))
+                return b->dir_fd[be->id];
         r = sysroot_open_dir(b->root, dir);
-        return r == -ENOENT && be->sysfs_by_ifname ? -ENODEV : r;
+        if (r < 0)
+                return r == -ENOENT && be->sysfs_by_ifname ? -ENODEV : r;
+        if (b->working && strscpy(b->dir_path[be->id], sizeof(b->dir_path[be->id]), dir) >= 0) {
+                if (b->dir_cached[be->id])
+                        close(b->dir_fd[be->id]);
+                b->dir_fd[be->id] = r;
+                b->dir_cached[be->id] = true;
+        }
+        return r;
+}
+
+/* What sysfs_open() gave: closed unless it is kept for the rest of this interface's work. */
+static void sysfs_release(Backend *b, const KnobBackend *be, int fd) {
+        if (fd >= 0 && !(b->dir_cached[be->id] && b->dir_fd[be->id] == fd))
+                close(fd);
 }
 
 static int sysfs_read_at(int dfd, const char *attr, uint64_t *ret) {
@@ -201,7 +228,7 @@ static int sysfs_read_at(int dfd, const char *attr, uint64_t *ret) {
 }
 
 static void sysfs_read(Backend *b, const KnobBackend *be, const Nic *n, KnobReading out[_KNOB_MAX]) {
-        _cleanup_close_ int dfd = -1;
+        int dfd = -EBADF;
         bool opened = false;
 
         for (int k = 0; k < _KNOB_MAX; k++) {
@@ -228,11 +255,12 @@ static void sysfs_read(Backend *b, const KnobBackend *be, const Nic *n, KnobRead
                 else
                         out[k] = (KnobReading) { .status = KNOB_STATUS_OK, .value = v };
         }
+        sysfs_release(b, be, dfd);
 }
 
 static int sysfs_read_items(Backend *b, const KnobBackend *be, const Nic *n, KnobBatch *batch, KnobReading out[_KNOB_MAX],
                             EthtoolError *err) {
-        _cleanup_close_ int dfd = batch->n > 0 ? sysfs_open(b, be, n) : -EBADF;
+        int dfd = batch->n > 0 ? sysfs_open(b, be, n) : -EBADF;
 
         for (size_t i = 0; i < batch->n; i++) {
                 KnobBatchItem *it = &batch->items[i];
@@ -244,13 +272,13 @@ static int sysfs_read_items(Backend *b, const KnobBackend *be, const Nic *n, Kno
                 else
                         out[it->knob] = (KnobReading) { .status = KNOB_STATUS_OK, .value = it->now };
         }
+        sysfs_release(b, be, dfd);
         return 0;
 }
 
 static int sysfs_write_items(Backend *b, const KnobBackend *be, const Nic *n, const KnobBatch *batch, EthtoolError *err) {
         char dir[64], text[KNOB_VALUE_MAX];
-        _cleanup_close_ int dfd = -1;
-        int r;
+        int dfd = -EBADF, r;
 
         *err = (EthtoolError) {};
         r = sysfs_dir(be, n, dir, sizeof(dir));
@@ -265,6 +293,7 @@ static int sysfs_write_items(Backend *b, const KnobBackend *be, const Nic *n, co
                 snprintf(text, sizeof(text), "%" PRIu64, batch->items[i].value);
                 r = sysroot_write_at(dfd, batch->items[i].name, text);
         }
+        sysfs_release(b, be, dfd);
         err->error = r < 0 ? r : 0;
         return r;
 }
