@@ -74,7 +74,7 @@ void undo_remove(UndoJournal *j, UndoEntry *e);
  * does not wait (-EAGAIN when another writer holds it). Returns the fd to close.
  */
 int undo_lock_nic(const char *state_dir, const char *slot, unsigned wait_ms);
-/* Removes the temporary journal files crashed writers left (the daemon, once at start). */
+/* Removes the temporary journals crashed writers left and old link power records (the daemon, once at start). */
 void undo_remove_leftovers(const char *state_dir);
 /*
  * The service's lock, <state_dir>/daemon.lock: the daemon holds it while it

@@ -258,7 +258,8 @@ static int manager_rescan(Manager *m) {
                                 }
                         }
                 } else {
-                        nn[i] = (ManagedNic) { .nic = l.nics[i], .dirty = true, .lp_record = true };
+                        /* At start-up the leftovers' sweep removed every record: none is looked for. */
+                        nn[i] = (ManagedNic) { .nic = l.nics[i], .dirty = true, .lp_record = m->running };
                         nic_identify(&nn[i].nic, &ic);
                         log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, &nn[i].nic, 0, "found");
                 }

@@ -344,9 +344,10 @@ static int lock_open(const char *state_dir, const char *name) {
 
 /* With the slot's lock held, a temporary journal of that slot is what a crashed writer left. */
 /*
- * What crashed writers left: "<slot>.tmp" (undo_save) and "<slot>.XXXXXX" (the mkostemp names
- * of earlier versions). Once, when the daemon starts: under a NIC's lock a leftover is simply
- * overwritten, so the hot path never lists the directory.
+ * What a daemon and writers that are gone left: "<slot>.tmp" (undo_save), "<slot>.XXXXXX" (the
+ * mkostemp names of earlier versions) and link power records (linkpower.c: the daemon that
+ * sampled is gone). Once, when the daemon starts: under a NIC's lock a leftover is simply
+ * overwritten, so the hot path never lists the directory or looks for them one by one.
  */
 void undo_remove_leftovers(const char *state_dir) {
         _cleanup_closedir_ DIR *d = opendir(state_dir);
@@ -364,6 +365,8 @@ void undo_remove_leftovers(const char *state_dir) {
                 if (!pci_slot_valid(slot))
                         continue;
                 if (!streq(de->d_name + PCI_SLOT_LEN - 1, UNDO_TMP_SUFFIX) &&
+                    !streq(de->d_name + PCI_SLOT_LEN - 1, ".linkpower") &&
+                    !streq(de->d_name + PCI_SLOT_LEN - 1, ".linkpower.tmp") &&
                     !(n == PCI_SLOT_LEN - 1 + 7 && !streq(de->d_name + PCI_SLOT_LEN, "lock")))
                         continue;
                 /* Only with the slot's lock: a command may be writing it this very moment. */

@@ -107,17 +107,18 @@ static void touch(const char *name) {
         close(fd);
 }
 
-/* A crashed writer's temporary files go at start-up, what else is in the directory stays. */
+/* A crashed writer's temporary files and a gone daemon's link power records go at start-up; the rest stays. */
 static void test_leftovers(void **state) {
         static const char *const kept[] = { "0000:02:00.0", "0000:02:00.0.lock", "0000:02:00.0.txguard",
-                                            "0000:02:00.0.linkpower", "notaslot.tmp", "daemon.lock" };
-        static const char *const gone[] = { "0000:02:00.0.tmp", "0000:02:00.0.a1B2c3" };
+                                            "0000:02:00.0.linkpowers", "notaslot.tmp", "daemon.lock" };
+        static const char *const gone[] = { "0000:02:00.0.tmp", "0000:02:00.0.a1B2c3", "0000:02:00.0.linkpower",
+                                            "0000:02:00.0.linkpower.tmp" };
         char p[256];
         int held;
 
         for (size_t i = 0; i < 6; i++)
                 touch(kept[i]);
-        for (size_t i = 0; i < 2; i++)
+        for (size_t i = 0; i < 4; i++)
                 touch(gone[i]);
         /* Another writer holds the slot: its temporary file may be in the making. */
         touch("0000:03:00.0.tmp");
@@ -127,7 +128,7 @@ static void test_leftovers(void **state) {
         undo_remove_leftovers(dir);
         for (size_t i = 0; i < 6; i++)
                 assert_true(exists(kept[i]));
-        for (size_t i = 0; i < 2; i++)
+        for (size_t i = 0; i < 4; i++)
                 assert_false(exists(gone[i]));
         assert_true(exists("0000:03:00.0.tmp"));
         close(held);
