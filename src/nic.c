@@ -154,20 +154,34 @@ static void format_slot(const struct pci_dev *d, char buf[static PCI_SLOT_LEN]) 
                  d->func & 0x7u);
 }
 
-static int nic_from_pci(const Sysroot *root, struct pci_dev *d, Nic *n) {
-        char *driver;
+/*
+ * The bound driver: the last component of the device's "driver" link, read in its directory
+ * (libpci's PCI_FILL_DRIVER resolves the whole path with realpath(), a readlink per component).
+ */
+static void read_driver(int dfd, Nic *n) {
+        char target[4096];
+        const char *base;
+        ssize_t k = dfd < 0 ? -1 : readlinkat(dfd, "driver", target, sizeof(target) - 1);
 
+        if (k <= 0)
+                return;
+        target[k] = '\0';
+        base = strrchr(target, '/');
+        base = base ? base + 1 : target;
+        if (*base && strlen(base) < sizeof(n->driver))
+                memcpy(n->driver, base, strlen(base) + 1);
+}
+
+static int nic_from_pci(const Sysroot *root, struct pci_dev *d, int dfd, Nic *n) {
         *n = (Nic) { .xid = CHIP_XID_INVALID };
         format_slot(d, n->slot);
         n->vendor = d->vendor_id;
         n->device = d->device_id;
-        pci_fill_info(d, PCI_FILL_SUBSYS | PCI_FILL_CLASS_EXT | PCI_FILL_CAPS | PCI_FILL_EXT_CAPS | PCI_FILL_DRIVER);
+        pci_fill_info(d, PCI_FILL_SUBSYS | PCI_FILL_CLASS_EXT | PCI_FILL_CAPS | PCI_FILL_EXT_CAPS);
         n->subsys_vendor = d->subsys_vendor_id;
         n->subsys_device = d->subsys_id;
         n->revision = d->rev_id;
-        driver = pci_get_string_property(d, PCI_FILL_DRIVER);
-        if (driver)
-                snprintf(n->driver, sizeof(n->driver), "%s", driver);
+        read_driver(dfd, n);
         read_link_caps(d, &n->link);
         read_upstream(root, n);
         read_ifnames(root, n);
@@ -179,15 +193,18 @@ static int slot_cmp(const void *a, const void *b) {
         return strcmp(((const Nic *) a)->slot, ((const Nic *) b)->slot);
 }
 
-/* A PCI function under bus/pci/devices whose ids can be read: every other entry is skipped and said. */
-static int read_ids(const Sysroot *root, const char *slot, uint16_t ids[4]) {
+/*
+ * A PCI function under bus/pci/devices whose ids can be read (dfd: its directory, opened
+ * once for all of them): every other entry is skipped and said.
+ */
+static int read_ids(int dfd, uint16_t ids[4]) {
         static const char *const attrs[4] = { "vendor", "device", "subsystem_vendor", "subsystem_device" };
-        char dir[sizeof("bus/pci/devices/") + 256];
 
-        snprintf(dir, sizeof(dir), "bus/pci/devices/%s", slot);
+        if (dfd < 0)
+                return dfd;
         for (int i = 0; i < 4; i++) {
                 uint64_t v = 0;
-                int r = sysroot_read_u64(root, dir, attrs[i], &v);
+                int r = sysroot_read_u64_at(dfd, attrs[i], &v);
                 if (r < 0 && i < 2)
                         return r;
                 if (r >= 0 && v > UINT16_MAX)
@@ -201,7 +218,8 @@ static int read_ids(const Sysroot *root, const char *slot, uint16_t ids[4]) {
  * libpci reads one device: with its error callback jumping back here, a device
  * that vanishes while it is read costs that device, not the whole scan.
  */
-static int read_one(struct pci_access *pacc, const Sysroot *root, const char *slot, Nic *n, PciLink *upstream_only) {
+static int read_one(struct pci_access *pacc, const Sysroot *root, const char *slot, int dfd, Nic *n,
+                    PciLink *upstream_only) {
         struct pci_dev *volatile d = NULL;
         unsigned domain, bus, dev, func;
 
@@ -220,7 +238,7 @@ static int read_one(struct pci_access *pacc, const Sysroot *root, const char *sl
                 read_link_caps(d, upstream_only);
         } else {
                 pci_fill_info(d, PCI_FILL_IDENT);
-                nic_from_pci(root, d, n);
+                nic_from_pci(root, d, dfd, n);
         }
         pci_free_dev(d);
         return 0;
@@ -282,9 +300,14 @@ int nic_discover(const Sysroot *root, NicList *ret) {
                 Nic *nics;
                 int r;
 
+                char devdir[sizeof("bus/pci/devices/") + 256];
+                _cleanup_close_ int dfd = -1;
+
                 if (!pci_slot_valid(de->d_name))
                         continue;
-                r = read_ids(root, de->d_name, ids);
+                snprintf(devdir, sizeof(devdir), "bus/pci/devices/%s", de->d_name);
+                dfd = sysroot_open_dir(root, devdir);
+                r = read_ids(dfd, ids);
                 if (r >= 0 && !chip_pci_id_known(ids[0], ids[1], ids[2], ids[3]))
                         continue;
                 nics = r >= 0 ? reallocarray(l.nics, l.n + 1, sizeof(Nic)) : NULL;
@@ -296,7 +319,7 @@ int nic_discover(const Sysroot *root, NicList *ret) {
                 if (nics)
                         l.nics = nics;
                 if (r >= 0)
-                        r = read_one(pacc, root, de->d_name, &l.nics[l.n], NULL);
+                        r = read_one(pacc, root, de->d_name, dfd, &l.nics[l.n], NULL);
                 if (r < 0) {
                         if (skipped++ == 0)
                                 snprintf(skipped_first, sizeof(skipped_first), "%.16s: %s", de->d_name,
@@ -311,7 +334,7 @@ int nic_discover(const Sysroot *root, NicList *ret) {
         /* The other end of each link: the port above the NIC. */
         for (size_t i = 0; i < l.n; i++)
                 if (l.nics[i].upstream[0])
-                        (void) read_one(pacc, root, l.nics[i].upstream, NULL, &l.nics[i].upstream_link);
+                        (void) read_one(pacc, root, l.nics[i].upstream, -EBADF, NULL, &l.nics[i].upstream_link);
 done:
         pci_close(pacc);
         if (ret_error < 0)
