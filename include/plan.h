@@ -98,9 +98,10 @@ typedef struct PlanInput {
 void plan_nic(const PlanInput *in, NicPlan *ret);
 /*
  * Pure: the knobs plan_nic can plan for this NIC (in->current is not looked at): what
- * quirks and configuration set or skip, and the L1 family (dynamic link power and the
- * tx-timeout guard decide on them). A plan from readings of only these has the same items;
- * what else it shows (held back) needs the rest.
+ * quirks and configuration set or skip, the L1 family where dynamic link power is asked
+ * for, and the states the tx-timeout guard turns off where it holds (in->tx_guard). A plan
+ * from readings of only these has the same items; what else it shows (held back) needs
+ * the rest.
  */
 void plan_knobs_needed(const PlanInput *in, bool needed[_KNOB_MAX]);
 /* A planned item's provenance as one line: "quirk rtl8168h-clkpm" or "/etc/…conf:12". */

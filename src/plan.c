@@ -149,7 +149,8 @@ static void plan_wanted(const PlanInput *in, NicPlan *ret, bool set[_KNOB_MAX], 
 }
 
 void plan_knobs_needed(const PlanInput *in, bool needed[_KNOB_MAX]) {
-        bool set[_KNOB_MAX] = {}, skip[_KNOB_MAX] = {};
+        const LinkPowerSetting *setting;
+        bool set[_KNOB_MAX] = {}, skip[_KNOB_MAX] = {}, by_device = false, dynamic;
         uint64_t value[_KNOB_MAX];
         Provenance why[_KNOB_MAX], skip_why[_KNOB_MAX];
         NicPlan *p = calloc(1, sizeof(NicPlan));
@@ -160,8 +161,11 @@ void plan_knobs_needed(const PlanInput *in, bool needed[_KNOB_MAX]) {
         if (!p)
                 return;
         plan_wanted(in, p, set, skip, value, why, skip_why);
+        setting = in->config ? config_link_power(in->config, in->nic, in->machine, &by_device) : NULL;
+        dynamic = setting && setting->mode == LINK_POWER_DYNAMIC;
         for (int k = 0; k < _KNOB_MAX; k++)
-                needed[k] = !p->ignored && (set[k] || skip[k] || knob_get(k)->l1 || knob_get(k)->off_after_tx_timeout);
+                needed[k] = !p->ignored && (set[k] || skip[k] || (dynamic && knob_get(k)->l1) ||
+                                            (in->tx_guard && knob_get(k)->off_after_tx_timeout));
         free(p);
 }
 

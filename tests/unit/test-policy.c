@@ -520,10 +520,11 @@ static void test_plan_knobs_needed(void **state) {
         for (int k = 0; k < _KNOB_MAX; k++)
                 cur[k] = (KnobReading) { .status = KNOB_STATUS_OK, .value = k % 2 };
 
-        /* Quirks only: what they set and skip, and the L1 family; nothing nobody asked for. */
+        /* Quirks only: what they set and skip; nothing nobody asked for, no L1 state nobody decides on. */
         plan_knobs_needed(&in, needed);
-        assert_true(needed[KNOB_CLKPM] && needed[KNOB_TSO] && needed[KNOB_RX_USECS] && needed[KNOB_L1_2_PCIPM]);
+        assert_true(needed[KNOB_CLKPM] && needed[KNOB_TSO] && needed[KNOB_RX_USECS] && needed[KNOB_L1_2_ASPM]);
         assert_false(needed[KNOB_SG]);
+        assert_false(needed[KNOB_L1_2_PCIPM] || needed[KNOB_L0S_ASPM] || needed[KNOB_L1_ASPM]);
         same_items_from_needed(&in);
         in.profile = PROFILE_POWERSAVE;
         same_items_from_needed(&in);
@@ -534,9 +535,16 @@ static void test_plan_knobs_needed(void **state) {
         assert_true(needed[KNOB_SG]);
         same_items_from_needed(&in);
 
-        /* Dynamic link power, busy, and the tx-timeout guard: the L1 family decides. */
+        /* The tx-timeout guard: L0s and L1 too. Dynamic link power, busy: the whole L1 family. */
+        in.tx_guard = true;
+        plan_knobs_needed(&in, needed);
+        assert_true(needed[KNOB_L0S_ASPM] && needed[KNOB_L1_ASPM] && needed[KNOB_L1_2_PCIPM]);
+        same_items_from_needed(&in);
+        in.tx_guard = false;
         cfg.link_power = (LinkPowerSetting) { LINK_POWER_DYNAMIC, { "/etc/x.conf", 3 } };
         in.link_power = &busy;
+        plan_knobs_needed(&in, needed);
+        assert_true(needed[KNOB_L1_ASPM] && needed[KNOB_L1_1_PCIPM] && !needed[KNOB_L0S_ASPM]);
         same_items_from_needed(&in);
         in.tx_guard = true;
         same_items_from_needed(&in);
