@@ -65,16 +65,29 @@ Nic *nic_list_find_ifname(NicList *l, const char *ifname);
 /* Scans the PCI bus under the sysfs root with libpci. Never exits the process. */
 int nic_discover(const Sysroot *root, NicList *ret);
 
+/* What the kernel log file says of each slot, read once for all NICs of a scan. */
+typedef struct KernelLogXid {
+        char slot[PCI_SLOT_LEN];
+        uint16_t xid;
+} KernelLogXid;
+
 typedef struct IdentifyContext {
         const Sysroot *root;
         const char *kernel_log; /* file with kernel messages; NULL: this boot's journal (live root only) */
+        /* Filled at the first NIC that needs it; identify_context_done() frees it. */
+        bool log_read;
+        int log_error;
+        KernelLogXid *log_xids;
+        size_t n_log_xids;
 } IdentifyContext;
+
+void identify_context_done(IdentifyContext *ctx);
 
 /* The tx watchdog's timeouts of the NIC's interface, summed over its queues (queues/tx-N/tx_timeout). */
 int nic_read_tx_timeouts(const Sysroot *root, const Nic *n, uint64_t *ret);
 
 /* Finds the XID from the first source that answers and looks the chip up. */
-void nic_identify(Nic *nic, const IdentifyContext *ctx);
+void nic_identify(Nic *nic, IdentifyContext *ctx);
 
 /* Pure: the XID from a register dump (TxConfig, little-endian, at 0x40). */
 int xid_from_regs_dump(const uint8_t *buf, size_t len, uint16_t *ret);

@@ -24,6 +24,7 @@ int context_open(Context *c, const Options *o) {
         ic = (IdentifyContext) { .root = c->root, .kernel_log = o->kernel_log };
         for (size_t i = 0; i < c->nics.n; i++)
                 nic_identify(&c->nics.nics[i], &ic);
+        identify_context_done(&ic);
         return 0;
 }
 

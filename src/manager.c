@@ -209,7 +209,7 @@ static void manager_count(Manager *m, const ManagedNic *mn, int sign) {
 
 /* Rediscovers the PCI bus; keeps what is known of NICs that stay, forgets the ones that left. */
 static int manager_rescan(Manager *m) {
-        IdentifyContext ic = { .root = m->c.root, .kernel_log = m->opts->kernel_log };
+        _cleanup_(identify_context_done) IdentifyContext ic = { .root = m->c.root, .kernel_log = m->opts->kernel_log };
         NicList l = {};
         ManagedNic *nn, *old_nics;
         size_t *queue, n_old;

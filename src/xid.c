@@ -125,37 +125,64 @@ int xid_parse_kernel_line(const char *line, const char *slot, uint16_t *ret) {
 /* What a kernel log file may be: dmesg or journalctl -k of one boot is far smaller. */
 
 /* (b) from a file of kernel messages: the last matching line wins (a re-probe replaces the first). */
-typedef struct XidLogScan {
-        const char *slot;
-        uint16_t xid;
-        bool found;
-} XidLogScan;
+/*
+ * One line for the index: every slot-shaped word in it ("0000:01:00.0") that the line's
+ * parser takes as an XID line of that slot; a later line replaces an earlier one.
+ */
+static void xid_index_line(const char *line, size_t len, void *userdata) {
+        IdentifyContext *ctx = userdata;
 
-static void xid_log_line(const char *line, size_t len, void *userdata) {
-        XidLogScan *scan = userdata;
-        uint16_t xid;
+        for (size_t i = 0; i + PCI_SLOT_LEN - 1 <= len; i++) {
+                char slot[PCI_SLOT_LEN];
+                KernelLogXid *x;
+                uint16_t xid;
+                size_t k;
 
-        if (xid_parse_kernel_line(line, scan->slot, &xid) >= 0) {
-                scan->xid = xid; /* the last one wins: the latest probe of the device */
-                scan->found = true;
+                if (line[i + 4] != ':' || line[i + 7] != ':' || line[i + 10] != '.')
+                        continue;
+                memcpy(slot, line + i, PCI_SLOT_LEN - 1);
+                slot[PCI_SLOT_LEN - 1] = '\0';
+                if (!pci_slot_valid(slot) || xid_parse_kernel_line(line, slot, &xid) < 0)
+                        continue;
+                for (k = 0; k < ctx->n_log_xids && !streq(ctx->log_xids[k].slot, slot); k++)
+                        ;
+                if (k == ctx->n_log_xids) {
+                        x = reallocarray(ctx->log_xids, ctx->n_log_xids + 1, sizeof(*x));
+                        if (!x)
+                                return; /* that slot is then not found in the file: said, never invented */
+                        ctx->log_xids = x;
+                        memcpy(ctx->log_xids[ctx->n_log_xids++].slot, slot, PCI_SLOT_LEN);
+                }
+                ctx->log_xids[k].xid = xid;
         }
 }
 
-static int xid_from_log_file(Nic *n, const char *path, uint16_t *ret) {
-        XidLogScan scan = { .slot = n->slot };
-        int r;
+void identify_context_done(IdentifyContext *ctx) {
+        free(ctx->log_xids);
+        ctx->log_xids = NULL;
+        ctx->n_log_xids = 0;
+        ctx->log_read = false;
+}
 
-        r = kernel_log_for_each_line(path, xid_log_line, &scan);
-        if (r < 0) {
-                note(n, "kernel-log: %s: %s", path, kernel_log_error_string(r));
-                return r;
+/* The file is read once per scan, not once per NIC (a fixture of 251 NICs has 251 lines). */
+static int xid_from_log_file(Nic *n, IdentifyContext *ctx, uint16_t *ret) {
+        const char *path = ctx->kernel_log;
+
+        if (!ctx->log_read) {
+                ctx->log_read = true;
+                ctx->log_error = kernel_log_for_each_line(path, xid_index_line, ctx);
         }
-        if (!scan.found) {
-                note(n, "kernel-log: no XID line for %s in %s", n->slot, path);
-                return -ENOENT;
+        if (ctx->log_error < 0) {
+                note(n, "kernel-log: %s: %s", path, kernel_log_error_string(ctx->log_error));
+                return ctx->log_error;
         }
-        *ret = scan.xid;
-        return 0;
+        for (size_t k = 0; k < ctx->n_log_xids; k++)
+                if (streq(ctx->log_xids[k].slot, n->slot)) {
+                        *ret = ctx->log_xids[k].xid;
+                        return 0;
+                }
+        note(n, "kernel-log: no XID line for %s in %s", n->slot, path);
+        return -ENOENT;
 }
 
 /* (b) from this boot's journal: journald tags r8169's netdev_info() lines with the PCI device. */
@@ -274,9 +301,9 @@ static int xid_from_mmio(Nic *n, const Sysroot *root, uint16_t *ret) {
         return 0;
 }
 
-static int xid_from_kernel_log(Nic *n, const IdentifyContext *ctx, uint16_t *ret) {
+static int xid_from_kernel_log(Nic *n, IdentifyContext *ctx, uint16_t *ret) {
         if (ctx->kernel_log)
-                return xid_from_log_file(n, ctx->kernel_log, ret);
+                return xid_from_log_file(n, ctx, ret);
         if (!sysroot_is_live(ctx->root)) {
                 /* This machine's log says nothing about a fixture's devices. */
                 note(n, "kernel-log: none given for this sysfs tree (--kernel-log)");
@@ -285,7 +312,7 @@ static int xid_from_kernel_log(Nic *n, const IdentifyContext *ctx, uint16_t *ret
         return xid_from_journal(n, ret);
 }
 
-void nic_identify(Nic *n, const IdentifyContext *ctx) {
+void nic_identify(Nic *n, IdentifyContext *ctx) {
         uint16_t xid;
 
         n->xid = CHIP_XID_INVALID;
