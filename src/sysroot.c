@@ -152,9 +152,14 @@ static int read_attr_fd(int fd, char *buf, size_t size) {
                 return fd;
         if (size < 2)
                 return -EINVAL;
-        /* One more byte than fits tells us the attribute is longer than expected. */
+        /*
+         * One more byte than fits tells us the attribute is longer than expected. A read that
+         * fills less than asked is the whole of it: sysfs hands an attribute over in one
+         * read, and a regular file (a fixture) reads short only at its end.
+         */
         for (;;) {
-                ssize_t k = read(fd, buf + n, size - n);
+                size_t want = size - n;
+                ssize_t k = read(fd, buf + n, want);
                 if (k < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -165,6 +170,8 @@ static int read_attr_fd(int fd, char *buf, size_t size) {
                 n += (size_t) k;
                 if (n >= size)
                         return -EFBIG;
+                if ((size_t) k < want)
+                        break;
         }
         buf[n] = '\0';
         if (strlen(buf) != n)

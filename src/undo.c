@@ -271,37 +271,12 @@ static int fsync_dir_of(const char *path) {
         return 0;
 }
 
-int undo_save(UndoJournal *j) {
-        _cleanup_free_ char *tmp = NULL;
-        _cleanup_fclose_ FILE *f = NULL;
-        struct statfs sf;
-        bool durable;
-        int fd, r;
+/* The journal's text, as undo_parse() reads it back. */
+static int journal_text(const UndoJournal *j, char **ret, size_t *ret_len) {
+        FILE *f = open_memstream(ret, ret_len);
 
-        if (j->truncated)
-                return -EFBIG; /* only part of it was read: writing it would lose the rest */
-        if (j->n == 0 && j->n_raw == 0) {
-                if (unlink(j->path) < 0 && errno != ENOENT)
-                        return -errno;
-                return fsync_dir_of(j->path);
-        }
-        /* One name per slot: only the holder of the slot's lock writes it (a crash leaves it to be overwritten). */
-        if (asprintf(&tmp, "%s" UNDO_TMP_SUFFIX, j->path) < 0)
+        if (!f)
                 return -ENOMEM;
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
-        if (fd < 0)
-                return -errno;
-        /*
-         * On tmpfs (/run, the default) the rename is all there is to make it whole: fsync of
-         * the file and its directory has nothing to flush, and costs an open per save.
-         */
-        durable = fstatfs(fd, &sf) < 0 || (sf.f_type != TMPFS_MAGIC && sf.f_type != RAMFS_MAGIC);
-        f = fdopen(fd, "w");
-        if (!f) {
-                r = -errno;
-                close(fd);
-                goto fail;
-        }
         fprintf(f, UNDO_HEADER "\nslot %s\n", j->slot);
         if (j->mac[0])
                 fprintf(f, "mac %s\n", j->mac);
@@ -316,8 +291,50 @@ int undo_save(UndoJournal *j) {
         }
         for (size_t i = 0; i < j->n_raw; i++)
                 fprintf(f, "%s\n", j->raw[i]);
-        if (fflush(f) != 0 || ferror(f) || (durable && fsync(fileno(f)) < 0)) {
-                r = -errno ?: -EIO;
+        return fclose(f) == 0 ? 0 : -ENOMEM;
+}
+
+int undo_save(UndoJournal *j) {
+        _cleanup_free_ char *tmp = NULL, *text = NULL;
+        _cleanup_close_ int fd = -1;
+        struct statfs sf;
+        size_t len = 0, done = 0;
+        bool durable;
+        int r;
+
+        if (j->truncated)
+                return -EFBIG; /* only part of it was read: writing it would lose the rest */
+        if (j->n == 0 && j->n_raw == 0) {
+                if (unlink(j->path) < 0 && errno != ENOENT)
+                        return -errno;
+                return fsync_dir_of(j->path);
+        }
+        r = journal_text(j, &text, &len);
+        if (r < 0)
+                return r;
+        /* One name per slot: only the holder of the slot's lock writes it (a crash leaves it to be overwritten). */
+        if (asprintf(&tmp, "%s" UNDO_TMP_SUFFIX, j->path) < 0)
+                return -ENOMEM;
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+        if (fd < 0)
+                return -errno;
+        /*
+         * On tmpfs (/run, the default) the rename is all there is to make it whole: fsync of
+         * the file and its directory has nothing to flush, and costs an open per save.
+         */
+        durable = fstatfs(fd, &sf) < 0 || (sf.f_type != TMPFS_MAGIC && sf.f_type != RAMFS_MAGIC);
+        while (done < len) {
+                ssize_t k = write(fd, text + done, len - done);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k <= 0) {
+                        r = k < 0 ? -errno : -EIO;
+                        goto fail;
+                }
+                done += (size_t) k;
+        }
+        if (durable && fsync(fd) < 0) {
+                r = -errno;
                 goto fail;
         }
         if (rename(tmp, j->path) < 0) {
@@ -334,11 +351,15 @@ static int lock_open(const char *state_dir, const char *name) {
         _cleanup_free_ char *path = NULL;
         int fd;
 
-        if (mkdir(state_dir, 0755) < 0 && errno != EEXIST)
-                return -errno;
         if (asprintf(&path, "%s/%s", state_dir, name) < 0)
                 return -ENOMEM;
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+        /* The directory is made the first time it is missing, not looked at every time. */
+        if (fd < 0 && errno == ENOENT) {
+                if (mkdir(state_dir, 0755) < 0 && errno != EEXIST)
+                        return -errno;
+                fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+        }
         return fd < 0 ? -errno : fd;
 }
 
