@@ -172,15 +172,22 @@ static void read_driver(int dfd, Nic *n) {
                 memcpy(n->driver, base, strlen(base) + 1);
 }
 
-static int nic_from_pci(const Sysroot *root, struct pci_dev *d, int dfd, Nic *n) {
+/*
+ * ids: what read_ids() found in the function's directory dfd (the scan filters on them
+ * before libpci is asked); libpci reads the config space (capabilities, the link).
+ */
+static int nic_from_pci(const Sysroot *root, struct pci_dev *d, int dfd, const uint16_t ids[4], Nic *n) {
+        uint64_t rev;
+
         *n = (Nic) { .xid = CHIP_XID_INVALID };
         format_slot(d, n->slot);
-        n->vendor = d->vendor_id;
-        n->device = d->device_id;
-        pci_fill_info(d, PCI_FILL_SUBSYS | PCI_FILL_CLASS_EXT | PCI_FILL_CAPS | PCI_FILL_EXT_CAPS);
-        n->subsys_vendor = d->subsys_vendor_id;
-        n->subsys_device = d->subsys_id;
-        n->revision = d->rev_id;
+        n->vendor = ids[0];
+        n->device = ids[1];
+        n->subsys_vendor = ids[2];
+        n->subsys_device = ids[3];
+        pci_fill_info(d, PCI_FILL_CAPS | PCI_FILL_EXT_CAPS);
+        n->revision = sysroot_read_u64_at(dfd, "revision", &rev) >= 0 && rev <= UINT8_MAX ? (uint8_t) rev
+                                                                                          : pci_read_byte(d, PCI_REVISION_ID);
         read_driver(dfd, n);
         read_link_caps(d, &n->link);
         read_upstream(root, n);
@@ -218,8 +225,8 @@ static int read_ids(int dfd, uint16_t ids[4]) {
  * libpci reads one device: with its error callback jumping back here, a device
  * that vanishes while it is read costs that device, not the whole scan.
  */
-static int read_one(struct pci_access *pacc, const Sysroot *root, const char *slot, int dfd, Nic *n,
-                    PciLink *upstream_only) {
+static int read_one(struct pci_access *pacc, const Sysroot *root, const char *slot, int dfd, const uint16_t ids[4],
+                    Nic *n, PciLink *upstream_only) {
         struct pci_dev *volatile d = NULL;
         unsigned domain, bus, dev, func;
 
@@ -237,8 +244,7 @@ static int read_one(struct pci_access *pacc, const Sysroot *root, const char *sl
                 pci_fill_info(d, PCI_FILL_CAPS | PCI_FILL_EXT_CAPS);
                 read_link_caps(d, upstream_only);
         } else {
-                pci_fill_info(d, PCI_FILL_IDENT);
-                nic_from_pci(root, d, dfd, n);
+                nic_from_pci(root, d, dfd, ids, n);
         }
         pci_free_dev(d);
         return 0;
@@ -319,7 +325,7 @@ int nic_discover(const Sysroot *root, NicList *ret) {
                 if (nics)
                         l.nics = nics;
                 if (r >= 0)
-                        r = read_one(pacc, root, de->d_name, dfd, &l.nics[l.n], NULL);
+                        r = read_one(pacc, root, de->d_name, dfd, ids, &l.nics[l.n], NULL);
                 if (r < 0) {
                         if (skipped++ == 0)
                                 snprintf(skipped_first, sizeof(skipped_first), "%.16s: %s", de->d_name,
@@ -334,7 +340,7 @@ int nic_discover(const Sysroot *root, NicList *ret) {
         /* The other end of each link: the port above the NIC. */
         for (size_t i = 0; i < l.n; i++)
                 if (l.nics[i].upstream[0])
-                        (void) read_one(pacc, root, l.nics[i].upstream, -EBADF, NULL, &l.nics[i].upstream_link);
+                        (void) read_one(pacc, root, l.nics[i].upstream, -EBADF, NULL, NULL, &l.nics[i].upstream_link);
 done:
         pci_close(pacc);
         if (ret_error < 0)
