@@ -93,11 +93,14 @@ int ethtool_nl_parse_attrs(const void *nlmsg, size_t len, const uint8_t width[ET
 
 /*
  * The ethtool "monitor" multicast group: FEATURES_NTF and COALESCE_NTF when
- * anyone changes a feature or coalescing value. A FEATURES_NTF carries the whole
- * feature state in compact bitsets: with names_from's feature names it comes
- * decoded (features), else features is NULL and callers re-read.
+ * anyone changes a feature or coalescing value. The handler gets the command and
+ * the device; a FEATURES_NTF carries the whole feature state in compact bitsets,
+ * which ethtool_notification_features() decodes with names_from's feature names
+ * when the handler wants them (-EOPNOTSUPP: another command, or no names: re-read).
  */
-typedef void (*ethtool_monitor_handler)(uint8_t cmd, const char *ifname, const EthtoolFeatures *features, void *userdata);
+typedef struct EthtoolNotification EthtoolNotification;
+typedef void (*ethtool_monitor_handler)(uint8_t cmd, const char *ifname, const EthtoolNotification *ntf, void *userdata);
+int ethtool_notification_features(const EthtoolNotification *ntf, EthtoolFeatures *ret);
 
 /* Read it with netlink_monitor_receive() when its fd is readable; h is called per notification. */
 int ethtool_monitor_new(EthtoolNl *names_from, ethtool_monitor_handler h, void *userdata, NetlinkMonitor **ret);

@@ -752,21 +752,41 @@ int ethtool_nl_parse_notification(const void *buf, size_t len, uint8_t *ret_cmd,
         return ntf_parse_nlh(nlh, ret_cmd, ifname, size);
 }
 
-static int on_notification(struct nl_msg *msg, void *arg) {
-        EthtoolMonitor *m = arg;
+struct EthtoolNotification {
+        EthtoolMonitor *monitor;
+        struct nlmsghdr *nlh;
+};
+
+int ethtool_notification_features(const EthtoolNotification *ntf, EthtoolFeatures *ret) {
         const EthtoolStrings *names;
         EthtoolFeatures f = {};
-        bool decoded = false;
+        struct genlmsghdr *g = nlmsg_data(ntf->nlh);
+        int r;
+
+        /* A FEATURES_NTF is a whole FEATURES_GET reply, always compact: the names read it. */
+        if (g->cmd != ETHTOOL_MSG_FEATURES_NTF || !ntf->monitor->names_from ||
+            !(names = ethtool_nl_feature_names(ntf->monitor->names_from)))
+                return -EOPNOTSUPP;
+        r = features_parse_nlh(ntf->nlh, &(FeaturesParse) { .f = &f, .names = names });
+        if (r >= 0 && f.n == 0)
+                r = -ENODATA;
+        if (r < 0) {
+                ethtool_features_done(&f);
+                return r;
+        }
+        *ret = f;
+        return 0;
+}
+
+static int on_notification(struct nl_msg *msg, void *arg) {
+        EthtoolNotification ntf = { arg, nlmsg_hdr(msg) };
+        EthtoolMonitor *m = arg;
         char ifname[IFNAMSIZ];
         uint8_t cmd;
 
-        if (ntf_parse_nlh(nlmsg_hdr(msg), &cmd, ifname, sizeof(ifname)) < 0)
-                return NL_OK;
-        /* A FEATURES_NTF is a whole FEATURES_GET reply: what it says needs no second look. */
-        if (cmd == ETHTOOL_MSG_FEATURES_NTF && m->names_from && (names = ethtool_nl_feature_names(m->names_from)))
-                decoded = features_parse_nlh(nlmsg_hdr(msg), &(FeaturesParse) { .f = &f, .names = names }) >= 0 && f.n > 0;
-        m->handler(cmd, ifname, decoded ? &f : NULL, m->userdata);
-        ethtool_features_done(&f);
+        /* Only the header here: an interface that is not the caller's costs no decoding. */
+        if (ntf_parse_nlh(ntf.nlh, &cmd, ifname, sizeof(ifname)) >= 0)
+                m->handler(cmd, ifname, &ntf, m->userdata);
         return NL_OK;
 }
 

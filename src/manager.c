@@ -866,7 +866,8 @@ static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userda
         return 0;
 }
 
-static void on_ethtool_ntf(uint8_t cmd, const char *ifname, const EthtoolFeatures *features, void *userdata) {
+static void on_ethtool_ntf(uint8_t cmd, const char *ifname, const EthtoolNotification *ntf, void *userdata) {
+        _cleanup_(ethtool_features_done) EthtoolFeatures features = {};
         Manager *m = userdata;
         unsigned backends = 0, decoded = 0;
         ManagedNic *mn;
@@ -884,7 +885,7 @@ static void on_ethtool_ntf(uint8_t cmd, const char *ifname, const EthtoolFeature
          * what we hold, nothing is read. A difference may be a notification older than our
          * latest write, so only then is the kernel asked, by the worker.
          */
-        if (features) {
+        if (ethtool_notification_features(ntf, &features) >= 0) {
                 KnobReading now[_KNOB_MAX] = {};
                 bool drifted = false;
 
@@ -893,7 +894,7 @@ static void on_ethtool_ntf(uint8_t cmd, const char *ifname, const EthtoolFeature
                                 decoded |= 1u << b;
                 for (int k = 0; k < _KNOB_MAX && decoded; k++)
                         if (decoded & (1u << knob_get(k)->backend->id)) {
-                                backend_feature_reading(features, k, &now[k]);
+                                backend_feature_reading(&features, k, &now[k]);
                                 drifted = drifted || knob_drifted(mn, decoded, k, now);
                         }
                 if (!drifted)
