@@ -74,8 +74,11 @@ void undo_remove(UndoJournal *j, UndoEntry *e);
  * does not wait (-EAGAIN when another writer holds it). Returns the fd to close.
  */
 int undo_lock_nic(const char *state_dir, const char *slot, unsigned wait_ms);
-/* Removes the temporary journals crashed writers left and old link power records (the daemon, once at start). */
-void undo_remove_leftovers(const char *state_dir);
+/*
+ * Removes the temporary journals crashed writers left and old link power records (the
+ * daemon, once at start); returns how many it left because their slot's lock was held.
+ */
+unsigned undo_remove_leftovers(const char *state_dir);
 /*
  * The service's lock, <state_dir>/daemon.lock: the daemon holds it while it
  * runs (undo_lock_service), the commands ask whether someone does
@@ -93,6 +96,6 @@ int undo_tx_guard_record(const char *state_dir, const char *slot, uint64_t timeo
 #define UNDO_TMP_SUFFIX ".tmp"
 /*
  * Temporary file <slot>.tmp (the caller holds the slot's lock), fsync, rename, fsync of the
- * directory; an empty journal is removed.
+ * directory (no fsync on tmpfs, the default /run: nothing to flush); an empty journal is removed.
  */
 int undo_save(UndoJournal *j);

@@ -282,13 +282,30 @@ static int sysfs_write_items(Backend *b, const KnobBackend *be, const Nic *n, co
 
         *err = (EthtoolError) {};
         r = sysfs_dir(be, n, dir, sizeof(dir));
-        if (r >= 0 && be->sysfs_by_ifname && sysroot_is_live(b->root)) {
-                r = check_owner(b, n, err);
-                if (r < 0)
-                        return r;
-        }
         if (r >= 0)
                 r = dfd = sysfs_open(b, be, n);
+        /*
+         * The directory written to must be this NIC's interface's: asked of the directory
+         * itself (its "device" link ends in the NIC's slot), which may have been opened for
+         * the plan's reads, before a rename.
+         */
+        if (r >= 0 && be->sysfs_by_ifname && sysroot_is_live(b->root)) {
+                char target[4096];
+                const char *base;
+                ssize_t k = readlinkat(dfd, "device", target, sizeof(target) - 1);
+
+                if (k > 0) {
+                        target[k] = '\0';
+                        base = strrchr(target, '/');
+                        base = base ? base + 1 : target;
+                }
+                if (k <= 0 || !streq(base, n->slot)) {
+                        *err = (EthtoolError) { .error = -EXDEV };
+                        snprintf(err->message, sizeof(err->message), "%s belongs to another device now (renamed?)",
+                                 nic_ifname(n));
+                        r = -EXDEV;
+                }
+        }
         for (size_t i = 0; r >= 0 && i < batch->n; i++) {
                 snprintf(text, sizeof(text), "%" PRIu64, batch->items[i].value);
                 r = sysroot_write_at(dfd, batch->items[i].name, text);

@@ -27,8 +27,14 @@ typedef struct ManagedNic {
         bool dirty;                       /* re-apply at the next idle moment */
         unsigned drift_check;             /* backends (1 << id) a notification said something changed in */
         bool queued;                      /* in Manager.queue */
-        /* Per interface (nic.ifnames[k]), as rtnetlink last said: 0 = not there. */
+        /* Per interface (nic.ifnames[k]), as rtnetlink last said: 0 = not there, or not told of. */
         int ifindex[NIC_MAX_IFNAMES];
+        /*
+         * rtnetlink said it is not there (a dump that did not list it, RTM_DELLINK): ethtool is
+         * not asked for it. An interface it has not told of (found by a rescan, renamed) is
+         * not "absent": it goes by name, as the commands do.
+         */
+        bool absent[NIC_MAX_IFNAMES];
         bool up[NIC_MAX_IFNAMES];         /* IFF_UP */
         bool carrier[NIC_MAX_IFNAMES];    /* IFF_LOWER_UP */
         unsigned seen[NIC_MAX_IFNAMES];   /* the last link dump that listed the interface */
@@ -89,7 +95,7 @@ typedef struct Manager {
         bool everything;        /* re-apply every NIC */
         size_t n_lp_active;     /* NICs with lp_active: whether the sample timer runs, without a look at every NIC */
         bool running;           /* the event loop runs: events are acted on at once */
-        bool links_known;       /* a dump of the links succeeded: an interface rtnetlink has not told of does not exist */
+        bool records_unsure;    /* the start-up sweep left link power records behind */
 } Manager;
 
 static void manager_schedule(Manager *m) {
@@ -244,10 +250,12 @@ static int manager_rescan(Manager *m) {
                         for (size_t k = 0; k < NIC_MAX_IFNAMES; k++) {
                                 bool known = k >= nn[i].nic.n_ifnames;
                                 nn[i].ifindex[k] = 0;
+                                nn[i].absent[k] = false;
                                 nn[i].up[k] = nn[i].carrier[k] = false;
                                 for (size_t j = 0; !known && j < old->nic.n_ifnames; j++)
                                         if (streq(old->nic.ifnames[j], nn[i].nic.ifnames[k])) {
                                                 nn[i].ifindex[k] = old->ifindex[j];
+                                                nn[i].absent[k] = old->absent[j];
                                                 nn[i].up[k] = old->up[j];
                                                 nn[i].carrier[k] = old->carrier[j];
                                                 known = true;
@@ -259,7 +267,7 @@ static int manager_rescan(Manager *m) {
                         }
                 } else {
                         /* At start-up the leftovers' sweep removed every record: none is looked for. */
-                        nn[i] = (ManagedNic) { .nic = l.nics[i], .dirty = true, .lp_record = m->running };
+                        nn[i] = (ManagedNic) { .nic = l.nics[i], .dirty = true, .lp_record = m->running || m->records_unsure };
                         nic_identify(&nn[i].nic, &ic);
                         log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, &nn[i].nic, 0, "found");
                 }
@@ -323,13 +331,13 @@ static int manager_link_ifindex(const ManagedNic *mn) {
         return 0;
 }
 
-/* Where status, diagnose and metrics find it: the state, the time in each, the transitions. */
 static void manager_set_lp_active(Manager *m, ManagedNic *mn, bool active) {
         if (mn->lp_active != active)
                 m->n_lp_active = active ? m->n_lp_active + 1 : m->n_lp_active - 1;
         mn->lp_active = active;
 }
 
+/* Where status, diagnose and metrics find it: the state, the time in each, the transitions. */
 static void manager_link_power_save(Manager *m, ManagedNic *mn, uint64_t now) {
         LinkPowerRecord rec;
         int r;
@@ -545,7 +553,7 @@ static void manager_apply(Manager *m, ManagedNic *mn) {
         mn->lp_plan.state = mn->lp.state;
         /* By ifindex, as rtnetlink told it (the kernel checks it against the name); none: ethtool is not asked. */
         backend_set_ifindex(&m->c.backend, nic_ifname(&mn->nic),
-                            !m->links_known ? 0 : mn->ifindex[0] > 0 ? mn->ifindex[0] : -1);
+                            mn->ifindex[0] > 0 ? mn->ifindex[0] : mn->absent[0] ? -1 : 0);
         context_plan_nic_daemon(&m->c, &mn->nic, mn->lp_stopped ? NULL : &mn->lp_plan, current, &plan);
         context_record_tx_guard(&m->c, &mn->nic, &plan);
         /* drift = leave: what another tool took over stays with it until a reload. */
@@ -572,10 +580,6 @@ static void manager_apply(Manager *m, ManagedNic *mn) {
         mn->unsupported = st.unsupported;
 }
 
-/*
- * Another tool changed a knob whose backend tells us (an ethtool notification): only the
- * backends that notified are read, one request each (our own writes notify too).
- */
 /* Whether knob k, of one of these backends, is held at a value the kernel no longer has. */
 static bool knob_drifted(const ManagedNic *mn, unsigned backends, KnobId k, const KnobReading now[_KNOB_MAX]) {
         const KnobState *ks = &mn->knobs[k];
@@ -585,6 +589,10 @@ static bool knob_drifted(const ManagedNic *mn, unsigned backends, KnobId k, cons
         return now[k].status == KNOB_STATUS_OK && (now[k].value != ks->desired || now[k].partial);
 }
 
+/*
+ * Another tool changed a knob whose backend tells us (an ethtool notification): only the
+ * backends that notified are read, one request each (our own writes notify too).
+ */
 static void manager_check_drift(Manager *m, ManagedNic *mn, unsigned backends) {
         KnobReading now[_KNOB_MAX] = {};
 
@@ -713,8 +721,8 @@ static bool net_device_may_be_ours(sd_device *d) {
 }
 
 /*
- * The one place where rtnetlink (or udev, should it be first) tells of an interface of a
- * managed NIC: one that appeared (an ifindex not seen before) is applied at once, one that
+ * The one place where rtnetlink tells of an interface of a managed NIC (its messages and
+ * its dumps): one that appeared (an ifindex not seen before) is applied at once, one that
  * came up is re-applied.
  */
 static void manager_link_changed(Manager *m, ManagedNic *mn, size_t k, const char *ifname, int ifindex, bool up,
@@ -722,6 +730,7 @@ static void manager_link_changed(Manager *m, ManagedNic *mn, size_t k, const cha
         bool appeared = mn->ifindex[k] != ifindex, came_up = up && !mn->up[k];
 
         mn->ifindex[k] = ifindex;
+        mn->absent[k] = false;
         mn->up[k] = up;
         mn->carrier[k] = carrier;
         /* No samples, and no wakeups, while the link is down or has no carrier. */
@@ -739,13 +748,14 @@ static void manager_link_changed(Manager *m, ManagedNic *mn, size_t k, const cha
          * queue (udevd's copies of the same events, other interfaces). Before the loop runs
          * (the start-up dump), the first apply of everything does it.
          */
-        if (m->running)
+        if (m->running && !m->rescan)
                 manager_work_nic(m, mn);
 }
 
 static void manager_link_removed(Manager *m, ManagedNic *mn, size_t k, int ifindex) {
         if (mn->ifindex[k] == ifindex) {
                 mn->ifindex[k] = 0;
+                mn->absent[k] = true;
                 mn->up[k] = mn->carrier[k] = false;
                 manager_link_power_update(m, mn);
         }
@@ -840,7 +850,9 @@ static void manager_resync_links(Manager *m) {
         r = rtnl_dump_links(on_link, m);
         if (r < 0) {
                 log_warning_errno(r, "Cannot dump the links to resynchronise (%m); re-applying every NIC.");
-                m->links_known = false; /* lost notifications may have told of interfaces: ask ethtool again */
+                /* Lost notifications may have told of interfaces: none is taken for absent any more. */
+                for (size_t i = 0; i < m->n_nics; i++)
+                        memset(m->nics[i].absent, 0, sizeof(m->nics[i].absent));
                 m->everything = true;
                 manager_schedule(m);
                 return;
@@ -853,7 +865,7 @@ static void manager_resync_links(Manager *m) {
                                 gone++;
                         }
         }
-        log_info("Resynchronised from a dump of the links: %zu NIC%s to apply, %zu interface%s gone.", m->n_queue - queued,
+        log_info("Resynchronised from a dump of the links: %zu NIC%s applied, %zu interface%s gone.", m->n_queue - queued,
                  m->n_queue - queued == 1 ? "" : "s", gone, gone == 1 ? "" : "s");
 }
 
@@ -1123,7 +1135,8 @@ int manager_run(const Options *o) {
                                                : "Cannot take the service lock in %s: %m", o->state_dir);
                 goto out;
         }
-        undo_remove_leftovers(o->state_dir);
+        /* A record the sweep had to leave (its slot was busy) is looked for at that NIC's first apply. */
+        m.records_unsure = undo_remove_leftovers(o->state_dir) > 0;
         r = sysroot_new(o->sysfs, &m.c.root);
         if (r < 0) {
                 log_error_errno(r, "Cannot open sysfs root %s: %m", o->sysfs);
@@ -1169,7 +1182,10 @@ int manager_run(const Options *o) {
         if (rtnl_dump_links(on_link, &m) < 0)
                 log_warning("Cannot list the links; an interface is re-applied at its first notification.");
         else
-                m.links_known = true;
+                /* What the dump did not list is not there: its first apply asks ethtool nothing. */
+                for (size_t i = 0; i < m.n_nics; i++)
+                        for (size_t k = 0; k < m.nics[i].nic.n_ifnames; k++)
+                                m.nics[i].absent[k] = m.nics[i].ifindex[k] == 0;
         m.everything = true;
         on_work(m.work, &m);
         /* Discovery and the first apply of every NIC churned the heap: the daemon idles small. */

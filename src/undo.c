@@ -363,18 +363,18 @@ static int lock_open(const char *state_dir, const char *name) {
         return fd < 0 ? -errno : fd;
 }
 
-/* With the slot's lock held, a temporary journal of that slot is what a crashed writer left. */
 /*
  * What a daemon and writers that are gone left: "<slot>.tmp" (undo_save), "<slot>.XXXXXX" (the
  * mkostemp names of earlier versions) and link power records (linkpower.c: the daemon that
  * sampled is gone). Once, when the daemon starts: under a NIC's lock a leftover is simply
  * overwritten, so the hot path never lists the directory or looks for them one by one.
  */
-void undo_remove_leftovers(const char *state_dir) {
+unsigned undo_remove_leftovers(const char *state_dir) {
         _cleanup_closedir_ DIR *d = opendir(state_dir);
+        unsigned busy = 0;
 
         if (!d)
-                return;
+                return 0;
         for (struct dirent *de; (de = readdir(d));) {
                 size_t n = strlen(de->d_name);
                 char slot[PCI_SLOT_LEN];
@@ -394,7 +394,10 @@ void undo_remove_leftovers(const char *state_dir) {
                 _cleanup_close_ int lock = undo_lock_nic(state_dir, slot, 0);
                 if (lock >= 0)
                         (void) unlinkat(dirfd(d), de->d_name, 0);
+                else
+                        busy++;
         }
+        return busy;
 }
 
 int undo_lock_nic(const char *state_dir, const char *slot, unsigned wait_ms) {

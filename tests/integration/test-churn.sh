@@ -70,7 +70,7 @@ kill -CONT "$DPID"
 wait_for 10 feature_is s1 tcp-segmentation-offload off && ok || fail "B: s1 (appeared while notifications were lost) tuned"
 wait_for 10 said_at_least 1 'Resynchronised from a dump of the links' && ok || fail "B: no resynchronisation"
 eq "B: the loss was noticed" 1 "$(said 'Link notifications were lost')"
-contains "B: the dump found only s1 to apply" "1 NIC to apply, 0 interfaces gone" \
+contains "B: the dump found only s1 to apply" "1 NIC applied, 0 interfaces gone" \
         "$(journalctl -D "$JOURNAL_DIR" -o cat _PID="$DPID" --no-pager | grep 'Resynchronised' | head -1)"
 eq "B: s1 applied once more" $((applies1 + 1)) "$(said 's1: applying.')"
 eq "B: s0 not re-applied" "$applies" "$(said 's0: applying.')"
@@ -97,4 +97,32 @@ wait_for 10 feature_is s1 tcp-segmentation-offload off && ok || fail "C: s1 not 
 wait_for 10 said_at_least 1 's1: appeared (ifindex 4242); applying.' && ok || fail "C: RTM_NEWLINK not acted on"
 daemon_stop
 eq "C: SIGTERM exit 0" 0 "$DRC"
+
+########## D: a NIC a rescan finds, its interface there before it was ours
+# rtnetlink told of s2 while it belonged to no NIC (one lookup, dropped); the NIC then
+# appears (a PCI add, a rescan). Nothing said s2 is absent: it is applied by name.
+{
+        echo "[machine]"; echo "power = none"
+        for i in 0 1 2; do
+                printf '[device 0000:%02x:00.0]\nvendor = 10ec\ndevice = 8168\nsubsystem = 1043:82c6\n' $((1 + i))
+                printf 'driver = r8169\ninterface = s%d\nmac = 02:00:00:00:00:%02x\ntxconfig = 3c400000\n' $i $i
+        done
+} >"$TMP/churn3.fixture"
+"$SRCDIR/tests/fixtures/mkfixture" "$TMP/churn3.fixture" "$TMP/fx3"
+daemon_start "$TMP/fx" "$TMP/churn.conf"
+wait_for 10 said_at_least 1 'Started:' || fail "D: no start-up message"
+rescans=$(said 'Rescanning PCI devices.')
+ip link add s2 type veth peer name p2
+ip link set s0 up # a marker: once s0's up is acted on, s2's RTM_NEWLINK before it was too
+wait_for 10 said_at_least 1 's0: up; re-applying.' && ok || fail "D: s0 up not seen"
+eq "D: s2 not touched while it is nobody's" on "$(ethtool -k s2 | awk '$1 == "tcp-segmentation-offload:" {print $2}')"
+cp -a "$TMP/fx3/sys/devices/pci0000:00/0000:03:00.0" "$TMP/fx/sys/devices/pci0000:00/"
+cp -a "$TMP/fx3/sys/bus/pci/devices/0000:03:00.0" "$TMP/fx/sys/bus/pci/devices/"
+cp -a "$TMP/fx3/sys/class/net/s2" "$TMP/fx/sys/class/net/"
+python3 "$SRCDIR/tests/integration/uevent-inject.py" add /devices/pci0000:00/0000:03:00.0 pci && ok ||
+        fail "D: uevent not injected"
+wait_for 10 said_at_least $((rescans + 1)) 'Rescanning PCI devices.' && ok || fail "D: no rescan for the PCI add"
+wait_for 10 feature_is s2 tcp-segmentation-offload off && ok || fail "D: s2 (found by the rescan) not tuned"
+daemon_stop
+eq "D: SIGTERM exit 0" 0 "$DRC"
 finish
