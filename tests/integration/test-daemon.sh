@@ -11,25 +11,10 @@ MSG_REJECTED=2f6fe45a5a694a63a91c6629fe9dce55
 feature() { ethtool -k "$1" | awk -v n="$2:" '$1 == n {print $2}'; }
 feature_is() { [[ $(feature "$1" "$2") == "$3" ]]; }
 file_is() { [[ $(cat "$1") == "$2" ]]; }
-notified() { grep -q "$1" "$TMP/notify"; }
-
-start_daemon() { # start_daemon FIXTURE CONFIG [ENV...]
-        local fx=$1 conf=$2; shift 2
-        : >"$TMP/notify"
-        python3 "$SRCDIR/tests/integration/notify-listen.py" "$TMP/notify.sock" "$TMP/notify" &
-        cleanup_hooks+=("kill $!")
-        wait_for 10 test -S "$TMP/notify.sock"
-        # R8T_WRAPPER: e.g. valgrind; its verdict comes from its exit code at stop.
-        env NOTIFY_SOCKET="$TMP/notify.sock" "$@" ${R8T_WRAPPER:-} "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" \
-                --config "$conf" --state-dir "$TMP/state" --log-target journal daemon &
-        DPID=$!
-        cleanup_hooks+=("kill $DPID 2>/dev/null")
-        wait_for 60 notified READY=1 || fail "no READY=1"
-}
-stop_daemon() {
-        kill -TERM "$DPID"
-        set +e; wait "$DPID"; DRC=$?; set -e
-}
+# The daemon as tests/lib.sh starts and stops it (a fresh NOTIFY_SOCKET listener each time:
+# a previous listener's socket file would let a READY=1 go to the wrong one, or nowhere).
+start_daemon() { daemon_start "$@"; }
+stop_daemon() { daemon_stop; }
 
 ########## A: hotplug, drift, reload, watchdog (RTL8168c fixture: TSO and SG go off)
 fx=$(fixture desktop-8168c)
