@@ -290,16 +290,9 @@ static int sysfs_write_items(Backend *b, const KnobBackend *be, const Nic *n, co
          * the plan's reads, before a rename.
          */
         if (r >= 0 && be->sysfs_by_ifname && sysroot_is_live(b->root)) {
-                char target[4096];
-                const char *base;
-                ssize_t k = readlinkat(dfd, "device", target, sizeof(target) - 1);
+                char device[PCI_SLOT_LEN + 1];
 
-                if (k > 0) {
-                        target[k] = '\0';
-                        base = strrchr(target, '/');
-                        base = base ? base + 1 : target;
-                }
-                if (k <= 0 || !streq(base, n->slot)) {
+                if (readlinkat_basename(dfd, "device", device, sizeof(device)) < 0 || !streq(device, n->slot)) {
                         *err = (EthtoolError) { .error = -EXDEV };
                         snprintf(err->message, sizeof(err->message), "%s belongs to another device now (renamed?)",
                                  nic_ifname(n));
@@ -430,6 +423,12 @@ static int features_read_items(Backend *b, const KnobBackend *be, const Nic *n, 
         return r;
 }
 
+static void features_set_active(EthtoolFeatures *f, const char *name, bool active) {
+        for (size_t k = 0; k < f->n; k++)
+                if (streq(f->features[k].name, name))
+                        f->features[k].active = active;
+}
+
 /* One FEATURES_SET for all of them: the kernel fixes up dependent features once, consistently. */
 static int features_write_items(Backend *b, const KnobBackend *be, const Nic *n, const KnobBatch *batch, EthtoolError *err) {
         const char *names[KNOB_BATCH_MAX];
@@ -453,14 +452,10 @@ static int features_write_items(Backend *b, const KnobBackend *be, const Nic *n,
                  * come from the kernel under the lock it wrote with: exact for what was written.
                  */
                 for (size_t i = 0; i < changed.n; i++)
-                        for (size_t k = 0; k < before.n; k++)
-                                if (streq(before.features[k].name, changed.features[i].name))
-                                        before.features[k].active = changed.features[i].active;
+                        features_set_active(&before, changed.features[i].name, changed.features[i].active);
                 for (size_t i = 0; i < batch->n; i++) {
                         const EthtoolFeature *no = ethtool_features_find(&refused, names[i]);
-                        for (size_t k = 0; k < before.n; k++)
-                                if (streq(before.features[k].name, names[i]))
-                                        before.features[k].active = no ? !no->active : values[i];
+                        features_set_active(&before, names[i], no ? !no->active : values[i]);
                 }
                 features_cache_keep(b, n, &before, FEATURES_CACHE_WRITTEN);
         }

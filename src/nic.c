@@ -159,17 +159,8 @@ static void format_slot(const struct pci_dev *d, char buf[static PCI_SLOT_LEN]) 
  * (libpci's PCI_FILL_DRIVER resolves the whole path with realpath(), a readlink per component).
  */
 static void read_driver(int dfd, Nic *n) {
-        char target[4096];
-        const char *base;
-        ssize_t k = dfd < 0 ? -1 : readlinkat(dfd, "driver", target, sizeof(target) - 1);
-
-        if (k <= 0)
-                return;
-        target[k] = '\0';
-        base = strrchr(target, '/');
-        base = base ? base + 1 : target;
-        if (*base && strlen(base) < sizeof(n->driver))
-                memcpy(n->driver, base, strlen(base) + 1);
+        if (readlinkat_basename(dfd, "driver", n->driver, sizeof(n->driver)) < 0)
+                n->driver[0] = '\0';
 }
 
 /*

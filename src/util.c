@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <net/if.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -186,4 +187,20 @@ const char *closest_word(const char *word, const char *const *candidates, size_t
                 }
         }
         return best <= limit ? found : NULL;
+}
+
+int readlinkat_basename(int dfd, const char *name, char *buf, size_t size) {
+        char target[4096];
+        const char *base;
+        ssize_t k;
+
+        if (dfd < 0)
+                return -EBADF;
+        k = readlinkat(dfd, name, target, sizeof(target) - 1);
+        if (k < 0)
+                return -errno;
+        target[k] = '\0';
+        base = strrchr(target, '/');
+        base = base ? base + 1 : target;
+        return *base ? strscpy(buf, size, base) : -EINVAL;
 }

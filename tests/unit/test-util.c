@@ -4,6 +4,10 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "log.h"
 #include "util.h"
 
@@ -68,11 +72,39 @@ static void test_log_levels(void **state) {
         assert_null(log_level_to_string(42));
 }
 
+static void test_link_basename(void **state) {
+        char dir[] = "/tmp/r8t-link.XXXXXX", p[64], buf[16];
+        int dfd;
+
+        assert_non_null(mkdtemp(dir));
+        snprintf(p, sizeof(p), "%s/driver", dir);
+        assert_int_equal(symlink("../../../bus/pci/drivers/r8169", p), 0);
+        snprintf(p, sizeof(p), "%s/plain", dir);
+        assert_int_equal(symlink("r8168", p), 0);
+        snprintf(p, sizeof(p), "%s/long", dir);
+        assert_int_equal(symlink("../a-name-longer-than-the-buffer", p), 0);
+        dfd = open(dir, O_RDONLY | O_DIRECTORY);
+        assert_true(dfd >= 0);
+        assert_int_equal(readlinkat_basename(dfd, "driver", buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "r8169");
+        assert_int_equal(readlinkat_basename(dfd, "plain", buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "r8168");
+        assert_true(readlinkat_basename(dfd, "long", buf, sizeof(buf)) < 0);
+        assert_int_equal(readlinkat_basename(dfd, "none", buf, sizeof(buf)), -ENOENT);
+        assert_int_equal(readlinkat_basename(-1, "driver", buf, sizeof(buf)), -EBADF);
+        close(dfd);
+        for (size_t i = 0; i < 3; i++) {
+                snprintf(p, sizeof(p), "%s/%s", dir, (const char *[]) { "driver", "plain", "long" }[i]);
+                unlink(p);
+        }
+        rmdir(dir);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_parse_u64), cmocka_unit_test(test_bool),
                 cmocka_unit_test(test_names),     cmocka_unit_test(test_json),
-                cmocka_unit_test(test_log_levels),
+                cmocka_unit_test(test_log_levels), cmocka_unit_test(test_link_basename),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
