@@ -11,13 +11,19 @@
  * conditions given must hold; a list matches when any of its words does.
  */
 
-/* An XID match as the kernel's chip table writes it: value/mask. */
+/*
+ * An XID match as the kernel's chip table writes it: value/mask, 3 hex digits each; or, with
+ * "ext:", an id of TX_CONFIG_V2 (1 to 8 hex digits, /mask optional) as 7.1's extended table has it.
+ */
 typedef struct XidMatch {
-        uint16_t value, mask;
-        bool kernel_row; /* value/mask is a row of the kernel's chip table (set by xid_match_parse) */
+        uint32_t value, mask;
+        bool kernel_row; /* value/mask is a row of the kernel's (extended) chip table */
+        bool extended;   /* matches the id of TX_CONFIG_V2, not the XID */
 } XidMatch;
 
 int xid_match_parse(const char *s, XidMatch *ret);
+/* "541/7cf", "ext:0/7fffffff": the form xid_match_parse reads. */
+const char *xid_match_to_string(const XidMatch *m, char *buf, size_t size);
 /*
  * Whether a NIC's XID falls under value/mask as the kernel would decide: a
  * value/mask that is a row of the kernel's table matches exactly the XIDs the
@@ -25,6 +31,8 @@ int xid_match_parse(const char *s, XidMatch *ret);
  * only, not the 8168c variants above it); any other value/mask matches bitwise.
  */
 bool xid_match_test(const XidMatch *m, uint16_t xid);
+/* The same for an extended chip's id (TX_CONFIG_V2); a plain XID match never tests it. */
+bool xid_match_test_ext(const XidMatch *m, uint32_t xid2);
 
 typedef struct IdMatch {
         uint16_t vendor, device;

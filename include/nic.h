@@ -47,7 +47,8 @@ typedef struct Nic {
         PciLink upstream_link;       /* the other end of the link (the port above) */
 
         uint16_t xid;                /* CHIP_XID_INVALID until identified */
-        XidSource xid_source;
+        uint32_t xid2;               /* TX_CONFIG_V2 of an extended chip; CHIP_XID2_INVALID otherwise */
+        XidSource xid_source;        /* of the XID, or of xid2 where the chip is an extended one */
         const ChipInfo *chip;        /* NULL: unknown XID, or not identified */
         char xid_notes[512];         /* why earlier sources did not answer */
 } Nic;
@@ -65,10 +66,20 @@ Nic *nic_list_find_ifname(NicList *l, const char *ifname);
 /* Scans the PCI bus under the sysfs root with libpci. Never exits the process. */
 int nic_discover(const Sysroot *root, NicList *ret);
 
+/*
+ * What one kernel message identifies a chip by. For a probe line's "extXID n" (7.0, a chip of
+ * the extended row) xid is that row's value, 7c8, and xid2 is n; for "unknown chip extXID n"
+ * xid is CHIP_XID_INVALID (the line does not say it). Otherwise xid2 is CHIP_XID2_INVALID.
+ */
+typedef struct LogXid {
+        uint16_t xid;
+        uint32_t xid2;
+} LogXid;
+
 /* What the kernel log file says of each slot, read once for all NICs of a scan. */
 typedef struct KernelLogXid {
         char slot[PCI_SLOT_LEN];
-        uint16_t xid;
+        LogXid id;
 } KernelLogXid;
 
 typedef struct IdentifyContext {
@@ -91,5 +102,11 @@ void nic_identify(Nic *nic, IdentifyContext *ctx);
 
 /* Pure: the XID from a register dump (TxConfig, little-endian, at 0x40). */
 int xid_from_regs_dump(const uint8_t *buf, size_t len, uint16_t *ret);
-/* Pure parser of a kernel message line for this slot: the probe line or the "unknown chip XID" error. */
-int xid_parse_kernel_line(const char *line, const char *slot, uint16_t *ret);
+/*
+ * Pure parser of a kernel message line for this slot: r8169's probe line or its "unknown chip"
+ * error, in every format from 5.4 to 7.x: "XID 541" (%03x, 5.4 to 6.18), "XID 8" and "extXID 0"
+ * (%x with an "ext" prefix, 7.0 on). -ENOENT for any other line.
+ */
+int xid_parse_kernel_line(const char *line, const char *slot, LogXid *ret);
+/* Text of an identified NIC's XID as its probe line has it: "XID 541", "extXID 0". */
+const char *nic_xid_string(const Nic *n, char *buf, size_t size);

@@ -286,7 +286,7 @@ static bool step_write(ApplyContext *ctx, const Nic *n, ApplyStep *s, UndoJourna
 
 /* A NIC-less stand-in so messages about a vanished NIC still carry its slot. */
 static Nic nic_placeholder(const char *slot, const UndoJournal *j) {
-        Nic n = { .xid = CHIP_XID_INVALID };
+        Nic n = { .xid = CHIP_XID_INVALID, .xid2 = CHIP_XID2_INVALID };
         memcpy(n.slot, slot, PCI_SLOT_LEN);
         if (j && j->ifname[0]) {
                 memcpy(n.ifnames[0], j->ifname, IFNAMSIZ);

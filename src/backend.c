@@ -247,8 +247,10 @@ static void sysfs_read(Backend *b, const KnobBackend *be, const Nic *n, KnobRead
                         if (r == -ENODEV)
                                 why = be->sysfs_by_ifname && !nic_ifname(n) ? "no network interface" : NULL;
                         else if (!be->sysfs_by_ifname)
-                                why = dfd < 0 ? "no link/ attributes: pcie_aspm=off, firmware owns ASPM, or CONFIG_PCIEASPM=n"
-                                              : r == -ENOENT ? "state not supported by this link" : NULL;
+                                why = dfd < 0 && !n->link.truncated && !n->link.pcie
+                                              ? "a conventional PCI device: no PCIe link"
+                                      : dfd < 0 ? "no link/ attributes: pcie_aspm=off, firmware owns ASPM, or CONFIG_PCIEASPM=n"
+                                      : r == -ENOENT ? "state not supported by this link" : NULL;
                         knob_reading_fail(&out[k], r, why);
                 } else if (knob_get(k)->type == KNOB_TYPE_BOOL && v > 1)
                         knob_reading_fail(&out[k], -EBADMSG, "not 0 or 1");

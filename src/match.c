@@ -5,10 +5,41 @@
 #include "confparse.h"
 #include "match.h"
 
+/* "ext:0", "ext:0/7fffffff": an extended chip's id, a row of the extended table when only a value. */
+static int xid_match_parse_ext(const char *s, XidMatch *ret) {
+        char v[9] = "", m[9] = "";
+        const char *slash = strchr(s, '/');
+        uint32_t value, mask = UINT32_MAX >> 1;
+        const ChipInfo *row;
+
+        if ((slash ? (size_t) (slash - s) : strlen(s)) >= sizeof(v) || (slash && strlen(slash + 1) >= sizeof(m)))
+                return -EINVAL;
+        memcpy(v, s, slash ? (size_t) (slash - s) : strlen(s));
+        if (slash)
+                strcpy(m, slash + 1);
+        if (chip_parse_xid2(v, &value) < 0 || (slash && chip_parse_xid2(m, &mask) < 0))
+                return -EINVAL;
+        if (!slash) {
+                /* One id: the extended row the kernel resolves it to, if any; else that id exactly. */
+                row = chip_ext_row(value);
+                if (row) {
+                        *ret = (XidMatch) { row->val, row->mask, true, true };
+                        return 0;
+                }
+                mask = UINT32_MAX >> 1;
+        }
+        if (value & ~mask)
+                return -ERANGE;
+        *ret = (XidMatch) { value, mask, chip_is_ext_row(mask, value), true };
+        return 0;
+}
+
 int xid_match_parse(const char *s, XidMatch *ret) {
         char v[4], m[4];
         uint16_t value, mask;
 
+        if (s && strncmp(s, "ext:", 4) == 0)
+                return xid_match_parse_ext(s + 4, ret);
         if (!s || strlen(s) != 7 || s[3] != '/')
                 return -EINVAL;
         memcpy(v, s, 3);
@@ -19,13 +50,34 @@ int xid_match_parse(const char *s, XidMatch *ret) {
                 return -EINVAL;
         if (value & ~mask)
                 return -ERANGE; /* a value bit outside the mask can never match */
-        *ret = (XidMatch) { value, mask, chip_is_row(mask, value) };
+        *ret = (XidMatch) { value, mask, chip_is_row(mask, value), false };
         return 0;
+}
+
+const char *xid_match_to_string(const XidMatch *m, char *buf, size_t size) {
+        if (m->extended)
+                snprintf(buf, size, "ext:%x/%x", m->value, m->mask);
+        else
+                snprintf(buf, size, "%03x/%03x", m->value, m->mask);
+        return buf;
+}
+
+bool xid_match_test_ext(const XidMatch *m, uint32_t xid2) {
+        const ChipInfo *row;
+
+        if (!m->extended || xid2 == CHIP_XID2_INVALID)
+                return false;
+        if (!m->kernel_row)
+                return (xid2 & m->mask) == m->value;
+        row = chip_ext_row(xid2);
+        return row && row->mask == m->mask && row->val == m->value;
 }
 
 bool xid_match_test(const XidMatch *m, uint16_t xid) {
         const ChipInfo *row;
 
+        if (m->extended)
+                return false;
         if (!m->kernel_row)
                 return (xid & m->mask) == m->value;
         /* A kernel row matches exactly the XIDs the kernel resolves to it. */
@@ -99,7 +151,7 @@ static const struct {
         [MATCH_SLOT] = { "match-slot", NULL, "a PCI address like 0000:01:00.0 (or lspci's 01:00.0)" },
         [MATCH_MAC] = { "match-mac", NULL, "xx:xx:xx:xx:xx:xx" },
         [MATCH_CHIP] = { "match-chip", NULL, "a glob over chip names, like RTL8168h*" },
-        [MATCH_XID] = { "match-xid", "xid", "XIDs like 541, or VALUE/MASK in 3 hex digits each, like 3c0/7c8" },
+        [MATCH_XID] = { "match-xid", "xid", "XIDs like 541, or VALUE/MASK in 3 hex digits each, like 3c0/7c8; ext:ID[/MASK] for an extended chip's id (7.1), like ext:0" },
         [MATCH_PCI_ID] = { "match-pci-id", "pci-id", "vendor:device like 10ec:8168" },
         [MATCH_SUBSYSTEM] = { "match-subsystem", "subsystem", "vendor:device or vendor:*" },
         [MATCH_DRIVER] = { "match-driver", NULL, "driver names like r8169 or r8168 (globs)" },
@@ -158,7 +210,7 @@ static int add_xid(NicMatch *m, const char *w) {
         if (xid_match_parse(w, &x) < 0) {
                 if (chip_parse_xid(w, &v) < 0)
                         return -EINVAL;
-                x = (XidMatch) { v, 0xfcf, false }; /* one XID: every bit the kernel's table can look at */
+                x = (XidMatch) { v, 0xfcf, false, false }; /* one XID: every bit the kernel's table can look at */
         }
         n = reallocarray(m->xids, m->n_xids + 1, sizeof(*n));
         if (!n)
@@ -370,7 +422,8 @@ bool match_test_but_driver(const NicMatch *m, const Nic *n, const Machine *machi
         if (m->n_xids > 0) {
                 bool any = false;
                 for (size_t i = 0; i < m->n_xids && !any; i++)
-                        any = n->xid != CHIP_XID_INVALID && xid_match_test(&m->xids[i], n->xid);
+                        any = n->xid != CHIP_XID_INVALID &&
+                              (xid_match_test(&m->xids[i], n->xid) || xid_match_test_ext(&m->xids[i], n->xid2));
                 if (!any)
                         return false;
         }

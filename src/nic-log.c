@@ -32,15 +32,18 @@ static void nic_fields(Fields *f, const char *message_id, const Nic *n) {
                 field(f, "CHIP=%s", n->chip->name);
         if (n->xid != CHIP_XID_INVALID)
                 field(f, "XID=%03x", n->xid);
+        if (n->xid2 != CHIP_XID2_INVALID)
+                field(f, "XID_EXTENDED=%x", n->xid2);
         if (n->perm_mac[0])
                 field(f, "PERMANENT_MAC=%s", n->perm_mac);
 }
 
 /* "enp1s0 (0000:01:00.0, RTL8168h/8111h XID 541)" */
 static void nic_prefix(char *buf, size_t size, const Nic *n) {
-        char chip[64] = "";
+        char chip[64] = "", xid[24];
         if (n->xid != CHIP_XID_INVALID)
-                snprintf(chip, sizeof(chip), ", %s XID %03x", n->chip ? n->chip->name : "unknown chip", n->xid);
+                snprintf(chip, sizeof(chip), ", %s %s", n->chip ? n->chip->name : "unknown chip",
+                         nic_xid_string(n, xid, sizeof(xid)));
         snprintf(buf, size, "%s (%s%s)", nic_ifname(n) ?: n->slot, n->slot, chip);
 }
 

@@ -170,7 +170,7 @@ static void read_driver(int dfd, Nic *n) {
 static int nic_from_pci(const Sysroot *root, struct pci_dev *d, int dfd, const uint16_t ids[4], Nic *n) {
         uint64_t rev;
 
-        *n = (Nic) { .xid = CHIP_XID_INVALID };
+        *n = (Nic) { .xid = CHIP_XID_INVALID, .xid2 = CHIP_XID2_INVALID };
         format_slot(d, n->slot);
         n->vendor = ids[0];
         n->device = ids[1];

@@ -430,6 +430,31 @@ static bool xids_overlap(const XidSet *a, const XidSet *b, uint16_t *example) {
         return false;
 }
 
+/* Whether the two entries' extended-id matches can name one chip; an example id when they can. */
+static bool ext_overlap(const Quirk *a, const XidSet *sa, const Quirk *b, const XidSet *sb, uint32_t *example) {
+        for (size_t i = 0; i < a->match.n_xids; i++)
+                for (size_t j = 0; j < b->match.n_xids; j++) {
+                        const XidMatch *x = &a->match.xids[i], *y = &b->match.xids[j];
+                        if (x->extended && y->extended && !((x->value ^ y->value) & x->mask & y->mask)) {
+                                *example = x->value | y->value;
+                                return true;
+                        }
+                }
+        /* A plain match of the extended row's XID takes in every extended chip. */
+        for (int pass = 0; pass < 2; pass++) {
+                const Quirk *e = pass ? a : b;
+                const XidSet *qs = pass ? sb : sa;
+                if (!(qs->w[CHIP_XID_EXTENDED_ROW / 64] & 1ull << (CHIP_XID_EXTENDED_ROW % 64)))
+                        continue;
+                for (size_t i = 0; i < e->match.n_xids; i++)
+                        if (e->match.xids[i].extended) {
+                                *example = e->match.xids[i].value;
+                                return true;
+                        }
+        }
+        return false;
+}
+
 static bool has_glob(const char *s) { return strpbrk(s, "*?[") != NULL; }
 
 static bool drivers_overlap(const NicMatch *a, const NicMatch *b) {
@@ -469,13 +494,21 @@ void quirk_db_lint(const QuirkDb *db, Diagnostics *d) {
         for (size_t i = 0; i < db->n; i++)
                 for (size_t j = i + 1; j < db->n; j++) {
                         const Quirk *a = &db->quirks[i], *b = &db->quirks[j];
+                        char where[32];
+                        uint32_t x2;
                         uint16_t x;
 
                         if (streq(a->id, b->id)) {
                                 diag_add(d, b->file, b->line, "duplicate quirk id \"%s\" (first at %s:%u)", b->id, a->file, a->line);
                                 continue;
                         }
-                        if (!scopes_overlap(a, b) || !xids_overlap(&sets[i], &sets[j], &x))
+                        if (!scopes_overlap(a, b))
+                                continue;
+                        if (xids_overlap(&sets[i], &sets[j], &x))
+                                snprintf(where, sizeof(where), "XID %03x", x);
+                        else if (ext_overlap(a, &sets[i], b, &sets[j], &x2))
+                                snprintf(where, sizeof(where), "extXID %x", x2);
+                        else
                                 continue;
                         for (int k = 0; k < _KNOB_MAX; k++) {
                                 char va[KNOB_VALUE_MAX], vb[KNOB_VALUE_MAX];
@@ -484,10 +517,10 @@ void quirk_db_lint(const QuirkDb *db, Diagnostics *d) {
                                 if (!clash)
                                         continue;
                                 diag_add(d, b->file, b->line,
-                                         "[%s] contradicts [%s] (%s:%u) on %s: %s vs %s, both match XID %03x",
+                                         "[%s] contradicts [%s] (%s:%u) on %s: %s vs %s, both match %s",
                                          b->id, a->id, a->file, a->line, knob_get(k)->name,
                                          b->skip[k] ? "skip" : knob_format_value(k, b->value[k], vb, sizeof(vb)),
-                                         a->skip[k] ? "skip" : knob_format_value(k, a->value[k], va, sizeof(va)), x);
+                                         a->skip[k] ? "skip" : knob_format_value(k, a->value[k], va, sizeof(va)), where);
                         }
                 }
 }

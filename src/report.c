@@ -10,12 +10,18 @@ const char *report_aspm_states(uint8_t bits) {
 }
 
 const char *report_chip_line(const Nic *n, char *buf, size_t size) {
+        char xid[24];
+
+        nic_xid_string(n, xid, sizeof(xid));
         if (n->xid == CHIP_XID_INVALID)
                 snprintf(buf, size, "chip not identified (%s)", n->xid_notes);
+        else if (!n->chip && chip_xid_is_extended(n->xid) && n->xid2 == CHIP_XID2_INVALID)
+                snprintf(buf, size, "unknown chip, XID %03x from %s: an extended chip whose id was not read (%s)", n->xid,
+                         xid_source_to_string(n->xid_source), n->xid_notes);
         else if (!n->chip)
-                snprintf(buf, size, "unknown chip, XID %03x from %s", n->xid, xid_source_to_string(n->xid_source));
+                snprintf(buf, size, "unknown chip, %s from %s", xid, xid_source_to_string(n->xid_source));
         else
-                snprintf(buf, size, "%s (XID %03x from %s)", n->chip->name, n->xid, xid_source_to_string(n->xid_source));
+                snprintf(buf, size, "%s (%s from %s)", n->chip->name, xid, xid_source_to_string(n->xid_source));
         return buf;
 }
 
@@ -253,6 +259,9 @@ void report_nic_json_members(FILE *f, const Nic *n) {
         if (n->xid != CHIP_XID_INVALID)
                 snprintf(buf, sizeof(buf), "%03x", n->xid);
         json_kv_str(f, "xid", n->xid != CHIP_XID_INVALID ? buf : NULL, true);
+        if (n->xid2 != CHIP_XID2_INVALID)
+                snprintf(buf, sizeof(buf), "%x", n->xid2);
+        json_kv_str(f, "xid_extended", n->xid2 != CHIP_XID2_INVALID ? buf : NULL, true);
         json_kv_str(f, "xid_source", n->xid_source != XID_SOURCE_NONE ? xid_source_to_string(n->xid_source) : NULL, true);
         json_kv_str(f, "xid_notes", n->xid_notes[0] ? n->xid_notes : NULL, true);
         report_link_json(f, "link", &n->link);
@@ -598,8 +607,10 @@ void report_plan_text(FILE *f, const PlanReport *r) {
 
 static void quirk_match_text(const Quirk *q, char *buf, size_t size) {
         size_t n = 0;
-        for (size_t i = 0; i < q->match.n_xids && n < size; i++)
-                n += (size_t) snprintf(buf + n, size - n, "%s%03x/%03x", i ? " " : "", q->match.xids[i].value, q->match.xids[i].mask);
+        for (size_t i = 0; i < q->match.n_xids && n < size; i++) {
+                char x[32];
+                n += (size_t) snprintf(buf + n, size - n, "%s%s", i ? " " : "", xid_match_to_string(&q->match.xids[i], x, sizeof(x)));
+        }
 }
 
 void report_quirk_text(FILE *f, const Quirk *q) {
@@ -652,7 +663,9 @@ void report_quirk_json(FILE *f, const Quirk *q) {
         json_kv_str(f, "file", q->file, true);
         fprintf(f, "\"line\":%u,\"xid\":[", q->line);
         for (size_t i = 0; i < q->match.n_xids; i++)
-                fprintf(f, "%s{\"value\":\"%03x\",\"mask\":\"%03x\"}", i ? "," : "", q->match.xids[i].value, q->match.xids[i].mask);
+                fprintf(f, q->match.xids[i].extended ? "%s{\"value\":\"%x\",\"mask\":\"%x\",\"extended\":true}"
+                                                     : "%s{\"value\":\"%03x\",\"mask\":\"%03x\"}",
+                        i ? "," : "", q->match.xids[i].value, q->match.xids[i].mask);
         fputs("],\"pci_ids\":[", f);
         for (size_t i = 0; i < q->match.n_pci_ids; i++)
                 fprintf(f, "%s\"%04x:%04x\"", i ? "," : "", q->match.pci_ids[i].vendor, q->match.pci_ids[i].device);
@@ -767,6 +780,8 @@ void report_metrics(FILE *f, const NicMetrics *m, size_t n, Profile profile, Pow
                 prom_label(f, "chip", nic->chip ? nic->chip->name : "", true);
                 snprintf(buf, sizeof(buf), "%03x", nic->xid);
                 prom_label(f, "xid", nic->xid != CHIP_XID_INVALID ? buf : "", true);
+                snprintf(buf, sizeof(buf), "%x", nic->xid2);
+                prom_label(f, "xid_extended", nic->xid2 != CHIP_XID2_INVALID ? buf : "", true);
                 prom_label(f, "xid_source", nic->xid_source != XID_SOURCE_NONE ? xid_source_to_string(nic->xid_source) : "", true);
                 prom_label(f, "driver", nic->driver, true);
                 snprintf(buf, sizeof(buf), "%04x:%04x", nic->vendor, nic->device);

@@ -91,10 +91,56 @@ static int xid_from_regs(Nic *n, uint16_t *ret) {
         return r;
 }
 
-int xid_parse_kernel_line(const char *line, const char *slot, uint16_t *ret) {
-        static const char *const markers[] = { "XID ", "unknown chip XID " };
-        const char *p, *s;
-        char hex[4];
+/*
+ * One "XID " of a line, at p, if r8169 wrote it: preceded by ", " (the probe line) or
+ * "unknown chip " (the refusal), either perhaps with 7.0's "ext" between, and followed by
+ * hex digits that end the line or go on with ",".
+ *
+ * 5.4 to 6.18 print "XID %03x"; 7.0 prints "%sXID %x": no padding (RTL8169s is "XID 8") and,
+ * for a chip of the extended row, "extXID" and the 32-bit id of TX_CONFIG_V2. In 7.0 and 7.1.y
+ * every unknown XID also went down the extended path (d77f3f016826 fixed it for 7.2), so an
+ * "unknown chip extXID n" line does not say which XID the chip has: xid is then not known.
+ * 4.x printed TxConfig itself ("XID %08x", masked in ways that changed): not decoded.
+ */
+static int parse_xid_at(const char *start, const char *p, LogXid *ret) {
+        const char *q = p, *d = p + 4;
+        char hex[9];
+        size_t n = 0;
+        bool ext = false, refused;
+        uint16_t v;
+
+        if (q - start >= 3 && memcmp(q - 3, "ext", 3) == 0) {
+                ext = true;
+                q -= 3;
+        }
+        refused = q - start >= 13 && memcmp(q - 13, "unknown chip ", 13) == 0;
+        if (!refused && !(q - start >= 2 && memcmp(q - 2, ", ", 2) == 0))
+                return -ENOENT;
+        while (n < sizeof(hex) - 1 && isxdigit((unsigned char) d[n])) {
+                hex[n] = d[n];
+                n++;
+        }
+        hex[n] = '\0';
+        if (n == 0 || !(d[n] == ',' || d[n] == '\0'))
+                return -ENOENT;
+        if (ext) {
+                uint32_t v2;
+                if (chip_parse_xid2(hex, &v2) < 0)
+                        return -ENOENT;
+                *ret = (LogXid) { refused ? CHIP_XID_INVALID : CHIP_XID_EXTENDED_ROW, v2 };
+                return 0;
+        }
+        if (n > 3) /* %03x pads, %x does not: an XID has at most three digits */
+                return -ENOENT;
+        v = (uint16_t) strtoul(hex, NULL, 16);
+        if (v & ~0xfcf)
+                return -ENOENT; /* bits 25:24 of TxConfig are never part of an XID */
+        *ret = (LogXid) { v, CHIP_XID2_INVALID };
+        return 0;
+}
+
+int xid_parse_kernel_line(const char *line, const char *slot, LogXid *ret) {
+        const char *s;
 
         /* The slot must stand as a word: "r8169 0000:01:00.0 eth0: …" or "… 0000:01:00.0: …". */
         for (s = strstr(line, slot); s; s = strstr(s + 1, slot)) {
@@ -104,22 +150,14 @@ int xid_parse_kernel_line(const char *line, const char *slot, uint16_t *ret) {
         }
         if (!s)
                 return -ENOENT;
-        for (size_t i = 0; i < ELEMENTSOF(markers); i++) {
-                p = strstr(s, markers[i]);
-                if (!p)
-                        continue;
-                p += strlen(markers[i]);
-                if (!isxdigit((unsigned char) p[0]) || !isxdigit((unsigned char) p[1]) ||
-                    !isxdigit((unsigned char) p[2]))
-                        continue;
-                /* The probe line goes on with ", IRQ n"; the error with ", contact …". */
-                if (p[3] != ',')
-                        continue;
-                memcpy(hex, p, 3);
-                hex[3] = '\0';
-                return chip_parse_xid(hex, ret);
-        }
+        for (const char *p = strstr(s, "XID "); p; p = strstr(p + 1, "XID "))
+                if (parse_xid_at(s, p, ret) >= 0)
+                        return 0;
         return -ENOENT;
+}
+
+const char *nic_xid_string(const Nic *n, char *buf, size_t size) {
+        return chip_id_to_string(n->xid, n->xid2, buf, size);
 }
 
 /* What a kernel log file may be: dmesg or journalctl -k of one boot is far smaller. */
@@ -135,14 +173,14 @@ static void xid_index_line(const char *line, size_t len, void *userdata) {
         for (size_t i = 0; i + PCI_SLOT_LEN - 1 <= len; i++) {
                 char slot[PCI_SLOT_LEN];
                 KernelLogXid *x;
-                uint16_t xid;
+                LogXid id;
                 size_t k;
 
                 if (line[i + 4] != ':' || line[i + 7] != ':' || line[i + 10] != '.')
                         continue;
                 memcpy(slot, line + i, PCI_SLOT_LEN - 1);
                 slot[PCI_SLOT_LEN - 1] = '\0';
-                if (!pci_slot_valid(slot) || xid_parse_kernel_line(line, slot, &xid) < 0)
+                if (!pci_slot_valid(slot) || xid_parse_kernel_line(line, slot, &id) < 0)
                         continue;
                 for (k = 0; k < ctx->n_log_xids && !streq(ctx->log_xids[k].slot, slot); k++)
                         ;
@@ -153,7 +191,7 @@ static void xid_index_line(const char *line, size_t len, void *userdata) {
                         ctx->log_xids = x;
                         memcpy(ctx->log_xids[ctx->n_log_xids++].slot, slot, PCI_SLOT_LEN);
                 }
-                ctx->log_xids[k].xid = xid;
+                ctx->log_xids[k].id = id;
         }
 }
 
@@ -165,7 +203,7 @@ void identify_context_done(IdentifyContext *ctx) {
 }
 
 /* The file is read once per scan, not once per NIC (a fixture of 251 NICs has 251 lines). */
-static int xid_from_log_file(Nic *n, IdentifyContext *ctx, uint16_t *ret) {
+static int xid_from_log_file(Nic *n, IdentifyContext *ctx, LogXid *ret) {
         const char *path = ctx->kernel_log;
 
         if (!ctx->log_read) {
@@ -178,7 +216,7 @@ static int xid_from_log_file(Nic *n, IdentifyContext *ctx, uint16_t *ret) {
         }
         for (size_t k = 0; k < ctx->n_log_xids; k++)
                 if (streq(ctx->log_xids[k].slot, n->slot)) {
-                        *ret = ctx->log_xids[k].xid;
+                        *ret = ctx->log_xids[k].id;
                         return 0;
                 }
         note(n, "kernel-log: no XID line for %s in %s", n->slot, path);
@@ -186,7 +224,7 @@ static int xid_from_log_file(Nic *n, IdentifyContext *ctx, uint16_t *ret) {
 }
 
 /* (b) from this boot's journal: journald tags r8169's netdev_info() lines with the PCI device. */
-static int xid_from_journal(Nic *n, uint16_t *ret) {
+static int xid_from_journal(Nic *n, LogXid *ret) {
         _cleanup_journal_ sd_journal *j = NULL;
         sd_id128_t boot;
         char match[64];
@@ -258,12 +296,16 @@ static int first_memory_bar(const Sysroot *root, const char *dir, int *ret) {
         return -ENOENT;
 }
 
-/* (c) read-only mapping of the BAR: one 32-bit read of TxConfig. Needs CAP_SYS_ADMIN on /sys. */
-static int xid_from_mmio(Nic *n, const Sysroot *root, uint16_t *ret) {
+/*
+ * (c) read-only mapping of the BAR: one 32-bit read of the register at off (TxConfig, or
+ * TX_CONFIG_V2 of an extended chip). Needs CAP_SYS_ADMIN on /sys.
+ */
+static int mmio_read32(Nic *n, const Sysroot *root, size_t off, uint32_t *ret) {
         _cleanup_close_ int fd = -1;
         char dir[64], attr[16];
+        size_t page = off & ~(size_t) 4095;
         struct stat st;
-        uint32_t txconfig;
+        uint32_t v;
         void *p;
         int bar, r;
 
@@ -282,52 +324,103 @@ static int xid_from_mmio(Nic *n, const Sysroot *root, uint16_t *ret) {
         /* A short regular file (a truncated fixture) would SIGBUS on access. */
         if (fstat(fd, &st) < 0)
                 return -errno;
-        if (st.st_size < TXCONFIG + 4) {
-                note(n, "mmio: %s is only %lld bytes", attr, (long long) st.st_size);
+        if ((size_t) st.st_size < off + 4) {
+                note(n, "mmio: %s is only %lld bytes, the register at 0x%zx is past its end", attr, (long long) st.st_size,
+                     off);
                 return -EBADMSG;
         }
-        p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+        p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, (off_t) page);
         if (p == MAP_FAILED) {
                 note(n, "mmio: mapping %s: %m", attr);
                 return -errno;
         }
-        txconfig = le32toh(*(volatile uint32_t *) ((uint8_t *) p + TXCONFIG));
+        v = le32toh(*(volatile uint32_t *) ((uint8_t *) p + (off - page)));
         munmap(p, 4096);
-        if (txconfig == UINT32_MAX) {
-                note(n, "mmio: TxConfig reads 0xffffffff (device off or gone)");
+        if (v == UINT32_MAX) {
+                note(n, "mmio: the register at 0x%zx reads 0xffffffff (device off or gone)", off);
                 return -EIO;
         }
-        *ret = chip_xid_from_txconfig(txconfig);
+        *ret = v;
         return 0;
 }
 
-static int xid_from_kernel_log(Nic *n, IdentifyContext *ctx, uint16_t *ret) {
+static int xid_from_mmio(Nic *n, const Sysroot *root, uint16_t *ret) {
+        uint32_t txconfig;
+        int r = mmio_read32(n, root, TXCONFIG, &txconfig);
+
+        if (r >= 0)
+                *ret = chip_xid_from_txconfig(txconfig);
+        return r;
+}
+
+static int xid_from_kernel_log(Nic *n, IdentifyContext *ctx, LogXid *ret) {
+        LogXid id;
+        int r;
+
         if (ctx->kernel_log)
-                return xid_from_log_file(n, ctx, ret);
-        if (!sysroot_is_live(ctx->root)) {
+                r = xid_from_log_file(n, ctx, &id);
+        else if (!sysroot_is_live(ctx->root)) {
                 /* This machine's log says nothing about a fixture's devices. */
                 note(n, "kernel-log: none given for this sysfs tree (--kernel-log)");
                 return -ENOENT;
+        } else
+                r = xid_from_journal(n, &id);
+        if (r < 0)
+                return r;
+        if (id.xid == CHIP_XID_INVALID) {
+                note(n, "kernel-log: r8169 refused %s as \"unknown chip extXID %x\", a line without its XID", n->slot, id.xid2);
+                return -ENOENT;
         }
-        return xid_from_journal(n, ret);
+        *ret = id;
+        return 0;
+}
+
+/*
+ * An XID of the extended row names no chip by itself (7.1): the kernel then reads TX_CONFIG_V2.
+ * Its probe line says what it read ("extXID n"); else the BAR has it. Neither: unknown, not guessed.
+ */
+static int xid2_resolve(Nic *n, IdentifyContext *ctx, bool log_tried, XidSource *source) {
+        LogXid id;
+        uint32_t v;
+
+        if (!log_tried && xid_from_kernel_log(n, ctx, &id) >= 0 && id.xid2 != CHIP_XID2_INVALID) {
+                n->xid2 = id.xid2;
+                *source = XID_SOURCE_KERNEL_LOG;
+                return 0;
+        }
+        if (mmio_read32(n, ctx->root, CHIP_TX_CONFIG_V2, &v) >= 0) {
+                n->xid2 = v;
+                *source = XID_SOURCE_MMIO;
+                return 0;
+        }
+        note(n, "XID %03x is r8169's extended row: the chip's id is in TX_CONFIG_V2 (MMIO 0x%x), which no source gave",
+             n->xid, CHIP_TX_CONFIG_V2);
+        return -ENOENT;
 }
 
 void nic_identify(Nic *n, IdentifyContext *ctx) {
-        uint16_t xid;
+        XidSource source;
+        LogXid id = { CHIP_XID_INVALID, CHIP_XID2_INVALID };
+        bool log_tried = false;
 
         n->xid = CHIP_XID_INVALID;
+        n->xid2 = CHIP_XID2_INVALID;
         n->xid_source = XID_SOURCE_NONE;
         n->chip = NULL;
         n->xid_notes[0] = '\0';
 
-        if (xid_from_regs(n, &xid) >= 0)
-                n->xid_source = XID_SOURCE_REGS;
-        else if (xid_from_kernel_log(n, ctx, &xid) >= 0)
-                n->xid_source = XID_SOURCE_KERNEL_LOG;
-        else if (xid_from_mmio(n, ctx->root, &xid) >= 0)
-                n->xid_source = XID_SOURCE_MMIO;
+        if (xid_from_regs(n, &id.xid) >= 0)
+                source = XID_SOURCE_REGS;
+        else if ((log_tried = true, xid_from_kernel_log(n, ctx, &id) >= 0))
+                source = XID_SOURCE_KERNEL_LOG;
+        else if (xid_from_mmio(n, ctx->root, &id.xid) >= 0)
+                source = XID_SOURCE_MMIO;
         else
                 return;
-        n->xid = xid;
-        n->chip = chip_lookup(xid, n->vendor, n->device);
+        n->xid = id.xid;
+        n->xid2 = id.xid2;
+        if (chip_xid_is_extended(n->xid) && n->xid2 == CHIP_XID2_INVALID)
+                (void) xid2_resolve(n, ctx, log_tried, &source);
+        n->xid_source = source;
+        n->chip = chip_lookup(n->xid, n->xid2, n->vendor, n->device);
 }

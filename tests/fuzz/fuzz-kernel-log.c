@@ -7,13 +7,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         static const char *const slots[] = { "0000:01:00.0", "0000:03:00.0", "0000:04:00.0" };
         char *line = strndup((const char *) data, size);
-        uint16_t xid;
+        LogXid id;
 
         if (!line)
                 return 0;
         for (size_t i = 0; i < ELEMENTSOF(slots); i++)
-                if (xid_parse_kernel_line(line, slots[i], &xid) >= 0)
-                        (void) chip_lookup(xid, 0x10ec, i == 0 ? 0x8136 : 0x8168);
+                if (xid_parse_kernel_line(line, slots[i], &id) >= 0)
+                        (void) chip_lookup(id.xid, id.xid2, 0x10ec, i == 0 ? 0x8136 : 0x8168);
         free(line);
         return 0;
 }

@@ -6,15 +6,16 @@
 
 #include "chip.h"
 
-/* One XID per row of the kernel 6.18 table (kernel-facts §1.2), chosen so that
- * no earlier row catches it: masked rows get a value only their mask admits. */
+/* One XID per row of the kernel 7.1 table (r8169_main.c of 7.1.5, rtl_chip_infos), chosen so
+ * that no earlier row catches it: masked rows get a value only their mask admits. */
 static const struct {
         uint16_t xid;
         uint8_t ver;
         const char *name;
 } rows[] = {
         { 0x6c9, 80, "RTL8127A" },      { 0x64a, 70, "RTL8126A" },      { 0x649, 70, "RTL8126A" },
-        { 0x681, 66, "RTL8125BP" },     { 0x68a, 64, "RTL8125K" },      { 0x689, 64, "RTL8125D" },
+        { 0x681, 66, "RTL8125BP" },     { 0x708, 65, "RTL8125CP" },     { 0x68b, 64, "RTL9151A" },
+        { 0x68a, 64, "RTL8125K" },      { 0x689, 64, "RTL8125D" },
         { 0x688, 64, "RTL8125D" },      { 0x641, 63, "RTL8125B" },      { 0x609, 61, "RTL8125A" },
         { 0x54b, 52, "RTL8168fp/RTL8117" }, { 0x54a, 52, "RTL8168fp/RTL8117" },
         { 0x502, 51, "RTL8168ep/8111ep" }, { 0x541, 46, "RTL8168h/8111h" }, { 0x6c0, 46, "RTL8168M" },
@@ -38,38 +39,64 @@ static void test_every_row(void **state) {
         const ChipInfo *table = chip_table(&n);
         bool hit[64] = {};
 
-        assert_int_equal(n, ELEMENTSOF(rows));
+        assert_int_equal(n, ELEMENTSOF(rows) + 1); /* and the extended row, below */
         for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
-                const ChipInfo *c = chip_lookup(rows[i].xid, 0x10ec, 0x8168);
+                const ChipInfo *c = chip_lookup(rows[i].xid, CHIP_XID2_INVALID, 0x10ec, 0x8168);
                 assert_non_null(c);
                 assert_int_equal(c->mac_version, rows[i].ver);
                 assert_string_equal(c->name, rows[i].name);
                 hit[c - table] = true;
         }
+        hit[chip_row(0x7c8) - table] = true;
         for (size_t i = 0; i < n; i++)
                 assert_true(hit[i]); /* every row reachable by some XID */
 }
 
+/* 7.0: XID 7c8 names no chip; the kernel reads TX_CONFIG_V2 and looks that up (RTL9151AS, any id with bits 30:0 clear). */
+static void test_extended(void **state) {
+        assert_true(chip_xid_is_extended(0x7c8));
+        assert_true(chip_xid_is_extended(0xfc8)); /* the row's mask 7cf leaves bit 11 out */
+        assert_false(chip_xid_is_extended(0x7c9));
+        assert_false(chip_xid_is_extended(0x541));
+        assert_null(chip_row(0x7c8)->name);
+        /* Without the second register: unknown, never guessed from the row. */
+        assert_null(chip_lookup(0x7c8, CHIP_XID2_INVALID, 0x10ec, 0x8125));
+        assert_string_equal(chip_lookup(0x7c8, 0, 0x10ec, 0x8125)->name, "RTL9151AS");
+        assert_int_equal(chip_lookup(0x7c8, 0, 0x10ec, 0x8125)->mac_version, 64);
+        assert_string_equal(chip_lookup(0x7c8, 0x80000000, 0x10ec, 0x8125)->name, "RTL9151AS");
+        assert_null(chip_lookup(0x7c8, 1, 0x10ec, 0x8125));
+        /* An ordinary chip ignores the second register. */
+        assert_string_equal(chip_lookup(0x541, 5, 0x10ec, 0x8168)->name, "RTL8168h/8111h");
+}
+
+static void test_id_string(void **state) {
+        char b[24];
+        assert_string_equal(chip_id_to_string(0x541, CHIP_XID2_INVALID, b, sizeof(b)), "XID 541");
+        assert_string_equal(chip_id_to_string(0x008, CHIP_XID2_INVALID, b, sizeof(b)), "XID 008");
+        assert_string_equal(chip_id_to_string(0x7c8, 0, b, sizeof(b)), "extXID 0");
+        assert_string_equal(chip_id_to_string(CHIP_XID_INVALID, CHIP_XID2_INVALID, b, sizeof(b)), "no XID");
+}
+
 static void test_unknown(void **state) {
-        assert_null(chip_lookup(0x7c1, 0x10ec, 0x8168));
-        assert_null(chip_lookup(0x000, 0x10ec, 0x8168));
+        assert_null(chip_lookup(0x7c1, CHIP_XID2_INVALID, 0x10ec, 0x8168));
+        assert_null(chip_lookup(0x000, CHIP_XID2_INVALID, 0x10ec, 0x8168));
         /* 5.10 knew 8125A as XID 608; 6.18 only as 609. */
-        assert_null(chip_lookup(0x608, 0x10ec, 0x8125));
+        assert_null(chip_lookup(0x608, CHIP_XID2_INVALID, 0x10ec, 0x8125));
 }
 
 static void test_8136_variants(void **state) {
         const ChipInfo *c;
 
-        c = chip_lookup(0x509, 0x10ec, 0x8136);
+        c = chip_lookup(0x509, CHIP_XID2_INVALID, 0x10ec, 0x8136);
         assert_string_equal(c->name, "RTL8106eus");
         assert_int_equal(c->mac_version, 43);
-        c = chip_lookup(0x541, 0x10ec, 0x8136);
+        c = chip_lookup(0x541, CHIP_XID2_INVALID, 0x10ec, 0x8136);
         assert_string_equal(c->name, "RTL8107e");
         assert_int_equal(c->mac_version, 48);
         /* Only those two change; the GbE device id keeps the table's name. */
-        assert_string_equal(chip_lookup(0x541, 0x10ec, 0x8168)->name, "RTL8168h/8111h");
-        assert_string_equal(chip_lookup(0x509, 0x10ec, 0x8168)->name, "RTL8168gu/8111gu");
-        assert_string_equal(chip_lookup(0x4c0, 0x10ec, 0x8136)->name, "RTL8168g/8111g");
+        assert_string_equal(chip_lookup(0x541, CHIP_XID2_INVALID, 0x10ec, 0x8168)->name, "RTL8168h/8111h");
+        assert_string_equal(chip_lookup(0x509, CHIP_XID2_INVALID, 0x10ec, 0x8168)->name, "RTL8168gu/8111gu");
+        assert_string_equal(chip_lookup(0x4c0, CHIP_XID2_INVALID, 0x10ec, 0x8136)->name, "RTL8168g/8111g");
 }
 
 static void test_txconfig(void **state) {
@@ -92,6 +119,19 @@ static void test_parse_xid(void **state) {
         assert_int_equal(chip_parse_xid("031", &x), -ERANGE);
 }
 
+static void test_parse_xid2(void **state) {
+        uint32_t x = 1;
+
+        assert_int_equal(chip_parse_xid2("0", &x), 0);
+        assert_int_equal(x, 0);
+        assert_int_equal(chip_parse_xid2("7fffffff", &x), 0);
+        assert_int_equal(x, 0x7fffffff);
+        assert_int_equal(chip_parse_xid2("", &x), -EINVAL);
+        assert_int_equal(chip_parse_xid2("123456789", &x), -EINVAL);
+        assert_int_equal(chip_parse_xid2("12g", &x), -EINVAL);
+        assert_int_equal(chip_parse_xid2("ffffffff", &x), -ERANGE); /* a failed read */
+}
+
 static void test_pci_ids(void **state) {
         assert_true(chip_pci_id_known(0x10ec, 0x8168, 0x17aa, 0x3098));
         assert_true(chip_pci_id_known(0x10ec, 0x8136, 0, 0));
@@ -110,6 +150,8 @@ int main(void) {
                 cmocka_unit_test(test_every_row),   cmocka_unit_test(test_unknown),
                 cmocka_unit_test(test_8136_variants), cmocka_unit_test(test_txconfig),
                 cmocka_unit_test(test_parse_xid),   cmocka_unit_test(test_pci_ids),
+                cmocka_unit_test(test_extended),    cmocka_unit_test(test_id_string),
+                cmocka_unit_test(test_parse_xid2),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -262,12 +262,43 @@ static void test_xid_match_semantics(void **state) {
         assert_true(xid_match_test(&m, 0x541));
         assert_int_equal(xid_match_parse("541/7c8", &m), -ERANGE);
         assert_int_equal(xid_match_parse("541", &m), -EINVAL);
+
+        /* 7.0's extended chips: an id of TX_CONFIG_V2, a row of the extended table when only a value. */
+        assert_int_equal(xid_match_parse("ext:0", &m), 0);
+        assert_true(m.extended && m.kernel_row);
+        assert_int_equal(m.mask, 0x7fffffff);
+        assert_true(xid_match_test_ext(&m, 0));
+        assert_true(xid_match_test_ext(&m, 0x80000000));
+        assert_false(xid_match_test_ext(&m, 1));
+        assert_false(xid_match_test_ext(&m, CHIP_XID2_INVALID));
+        assert_false(xid_match_test(&m, 0x7c8)); /* never the XID itself */
+        assert_int_equal(xid_match_parse("ext:12/ff", &m), 0);
+        assert_false(m.kernel_row);
+        assert_true(xid_match_test_ext(&m, 0x3312));
+        assert_false(xid_match_test_ext(&m, 0x3313));
+        assert_int_equal(xid_match_parse("ext:5", &m), 0); /* no row: that id, bits 30:0 */
+        assert_true(xid_match_test_ext(&m, 5));
+        assert_false(xid_match_test_ext(&m, 4));
+        assert_int_equal(xid_match_parse("ext:13/ff0", &m), -ERANGE);
+        assert_int_equal(xid_match_parse("ext:", &m), -EINVAL);
+        assert_int_equal(xid_match_parse("ext:123456789", &m), -EINVAL);
+        assert_int_equal(xid_match_parse("ext:0/", &m), -EINVAL);
+        /* A plain match never takes in an extended chip's id. */
+        assert_int_equal(xid_match_parse("541/7cf", &m), 0);
+        assert_false(xid_match_test_ext(&m, 0));
+        {
+                char b[32];
+                assert_int_equal(xid_match_parse("ext:0", &m), 0);
+                assert_string_equal(xid_match_to_string(&m, b, sizeof(b)), "ext:0/7fffffff");
+                assert_int_equal(xid_match_parse("3c0/7c8", &m), 0);
+                assert_string_equal(xid_match_to_string(&m, b, sizeof(b)), "3c0/7c8");
+        }
 }
 
 /* The planner, with a tiny database and config of its own. */
 static Quirk q_perf = { .id = "perf", .profiles = { [PROFILE_PERFORMANCE] = true } };
 static Quirk q_all = { .id = "all", .profiles = { [PROFILE_PERFORMANCE] = true, [PROFILE_POWERSAVE] = true } };
-static XidMatch x541 = { 0x541, 0x7cf, true };
+static XidMatch x541 = { 0x541, 0x7cf, true, false };
 
 static void setup_quirks(QuirkDb *db, Quirk *qs) {
         qs[0] = q_perf;

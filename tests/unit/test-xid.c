@@ -9,42 +9,101 @@
 
 #include "nic.h"
 
-static void test_probe_lines(void **state) {
-        uint16_t x = 0;
+/*
+ * r8169's own lines, one per format it has printed from 5.4 to 7.x, each decoded to the chip
+ * the kernel named (format strings: 5.4-5.7 netif_info and 5.8-6.18 netdev_info "%s, %pM,
+ * XID %03x, IRQ %d"; 7.0 "%s, %pM, %sXID %x, IRQ %d"; "unknown chip XID %03x" until 5.11,
+ * with ", contact r8169 maintainers (see MAINTAINERS file)" from 5.12, "%sXID %x" from 7.0).
+ */
+static const struct {
+        const char *line, *slot;
+        uint16_t xid;
+        uint32_t xid2;
+        uint16_t pci_device;
+        const char *chip; /* NULL: the kernel refused it */
+} lines[] = {
+        /* seeds/003 (5.x), with dmesg's timestamp */
+        { "[    8.458515] r8169 0000:03:00.0 eth0: RTL8168gu/8111gu, 8c:16:45:5d:f2:c2, XID 509, IRQ 136", "0000:03:00.0",
+          0x509, CHIP_XID2_INVALID, 0x8168, "RTL8168gu/8111gu" },
+        /* seeds/001 (6.3) */
+        { "r8169 0000:01:00.0 eth0: RTL8168h/8111h, f4:93:9f:f0:a5:f5, XID 541, IRQ 123", "0000:01:00.0", 0x541,
+          CHIP_XID2_INVALID, 0x8168, "RTL8168h/8111h" },
+        /* journalctl -k of 6.1 (Debian 12) */
+        { "Dec 02 10:00:01 host kernel: r8169 0000:02:00.0 eth0: RTL8125B, 04:42:1a:00:00:01, XID 641, IRQ 129",
+          "0000:02:00.0", 0x641, CHIP_XID2_INVALID, 0x8125, "RTL8125B" },
+        /* 6.18: zero-padded */
+        { "r8169 0000:05:01.0 eth0: RTL8169s, 00:0e:2e:00:00:01, XID 008, IRQ 17", "0000:05:01.0", 0x008, CHIP_XID2_INVALID,
+          0x8169, "RTL8169s" },
+        /* 7.x: no padding any more */
+        { "r8169 0000:05:01.0 eth0: RTL8169s, 00:0e:2e:00:00:01, XID 8, IRQ 17", "0000:05:01.0", 0x008, CHIP_XID2_INVALID,
+          0x8169, "RTL8169s" },
+        { "r8169 0000:05:02.0 eth1: RTL8110s, 00:0e:2e:00:00:02, XID 40, IRQ 18", "0000:05:02.0", 0x040, CHIP_XID2_INVALID,
+          0x8169, "RTL8110s" },
+        { "r8169 0000:03:00.0 eth0: RTL8125CP, 00:e0:4c:00:00:03, XID 708, IRQ 140", "0000:03:00.0", 0x708, CHIP_XID2_INVALID,
+          0x8125, "RTL8125CP" },
+        { "r8169 0000:03:00.0 eth0: RTL9151A, 00:e0:4c:00:00:04, XID 68b, IRQ 140", "0000:03:00.0", 0x68b, CHIP_XID2_INVALID,
+          0x8125, "RTL9151A" },
+        /* 7.x: a chip of the extended row, named by TX_CONFIG_V2 */
+        { "r8169 0000:03:00.0 eth0: RTL9151AS, 00:e0:4c:00:00:05, extXID 0, IRQ 140", "0000:03:00.0", 0x7c8, 0, 0x8125,
+          "RTL9151AS" },
+        /* refusals: 5.4-5.11 end the line after the XID; 5.12-6.18 and 7.x go on */
+        { "r8169 0000:04:00.0: unknown chip XID 7c1", "0000:04:00.0", 0x7c1, CHIP_XID2_INVALID, 0x8168, NULL },
+        { "r8169 0000:04:00.0: unknown chip XID 7c1, contact r8169 maintainers (see MAINTAINERS file)", "0000:04:00.0", 0x7c1,
+          CHIP_XID2_INVALID, 0x8168, NULL },
+        { "r8169 0000:04:00.0: unknown chip XID 8c, contact r8169 maintainers (see MAINTAINERS file)", "0000:04:00.0", 0x08c,
+          CHIP_XID2_INVALID, 0x8168, NULL },
+        /* 7.0/7.1.y send every unknown XID down the extended path: the line no longer has the XID */
+        { "r8169 0000:04:00.0: unknown chip extXID 1a2b3c4d, contact r8169 maintainers (see MAINTAINERS file)",
+          "0000:04:00.0", CHIP_XID_INVALID, 0x1a2b3c4d, 0x8168, NULL },
+};
 
-        /* seeds/003, with the dmesg timestamp */
-        assert_int_equal(xid_parse_kernel_line("[    8.458515] r8169 0000:03:00.0 eth0: RTL8168gu/8111gu, "
-                                               "8c:16:45:5d:f2:c2, XID 509, IRQ 136", "0000:03:00.0", &x), 0);
-        assert_int_equal(x, 0x509);
-        /* seeds/001 */
-        assert_int_equal(xid_parse_kernel_line("r8169 0000:01:00.0 eth0: RTL8168h/8111h, f4:93:9f:f0:a5:f5, "
-                                               "XID 541, IRQ 123", "0000:01:00.0", &x), 0);
-        assert_int_equal(x, 0x541);
-        /* the probe failure line names the XID too */
-        assert_int_equal(xid_parse_kernel_line("r8169 0000:04:00.0: unknown chip XID 7c1, contact r8169 "
-                                               "maintainers (see MAINTAINERS file)", "0000:04:00.0", &x), 0);
-        assert_int_equal(x, 0x7c1);
+static void test_probe_lines(void **state) {
+        for (size_t i = 0; i < ELEMENTSOF(lines); i++) {
+                LogXid x = { 0x123, 0x456 };
+                const ChipInfo *c;
+
+                assert_int_equal(xid_parse_kernel_line(lines[i].line, lines[i].slot, &x), 0);
+                assert_int_equal(x.xid, lines[i].xid);
+                assert_int_equal(x.xid2, lines[i].xid2);
+                c = x.xid == CHIP_XID_INVALID ? NULL : chip_lookup(x.xid, x.xid2, 0x10ec, lines[i].pci_device);
+                if (lines[i].chip) {
+                        assert_non_null(c);
+                        assert_string_equal(c->name, lines[i].chip);
+                } else
+                        assert_null(c);
+        }
 }
 
 static void test_not_this_slot(void **state) {
-        uint16_t x = 0x123;
+        LogXid x = { 0x123, 0x456 };
 
         assert_int_equal(xid_parse_kernel_line("r8169 0000:03:00.0 eth0: RTL8168gu/8111gu, 8c:16:45:5d:f2:c2, "
                                                "XID 509, IRQ 136", "0000:01:00.0", &x), -ENOENT);
         /* a slot that is only a substring of another word */
         assert_int_equal(xid_parse_kernel_line("r8169 10000:03:00.01 eth0: X, XID 509, IRQ 1", "0000:03:00.0", &x),
                          -ENOENT);
-        assert_int_equal(x, 0x123); /* untouched on failure */
+        assert_int_equal(x.xid, 0x123); /* untouched on failure */
+        assert_int_equal(x.xid2, 0x456);
 }
 
 static void test_garbage(void **state) {
-        uint16_t x = 0;
+        LogXid x;
 
         assert_int_equal(xid_parse_kernel_line("r8169 0000:01:00.0 eth0: jumbo features [frames: 9194 bytes, "
                                                "tx checksumming: ko]", "0000:01:00.0", &x), -ENOENT);
-        assert_int_equal(xid_parse_kernel_line("r8169 0000:01:00.0 eth0: XID 54, IRQ 1", "0000:01:00.0", &x), -ENOENT);
-        assert_int_equal(xid_parse_kernel_line("r8169 0000:01:00.0 eth0: XID 5411, IRQ 1", "0000:01:00.0", &x), -ENOENT);
-        assert_int_equal(xid_parse_kernel_line("r8169 0000:01:00.0 eth0: XID zzz, IRQ 1", "0000:01:00.0", &x), -ENOENT);
+        /* bits 5:4 of an XID are TxConfig 25:24, never part of it */
+        assert_int_equal(xid_parse_kernel_line("r8169 0000:01:00.0 eth0: X, XID 54, IRQ 1", "0000:01:00.0", &x), -ENOENT);
+        assert_int_equal(xid_parse_kernel_line("r8169 0000:01:00.0 eth0: X, XID 5411, IRQ 1", "0000:01:00.0", &x), -ENOENT);
+        assert_int_equal(xid_parse_kernel_line("r8169 0000:01:00.0 eth0: X, XID zzz, IRQ 1", "0000:01:00.0", &x), -ENOENT);
+        /* "XID" not where r8169 puts it */
+        assert_int_equal(xid_parse_kernel_line("r8169 0000:01:00.0 eth0: XID 541, IRQ 1", "0000:01:00.0", &x), -ENOENT);
+        assert_int_equal(xid_parse_kernel_line("r8169 0000:01:00.0 eth0: X, fooXID 541, IRQ 1", "0000:01:00.0", &x), -ENOENT);
+        assert_int_equal(xid_parse_kernel_line("r8169 0000:01:00.0 eth0: X, XID 541 IRQ 1", "0000:01:00.0", &x), -ENOENT);
+        /* 4.x printed TxConfig itself, masked in ways that changed: not decoded, never guessed */
+        assert_int_equal(xid_parse_kernel_line("r8169 0000:01:00.0 eth0: RTL8168g/8111g at 0xffffc90000c7c000, "
+                                               "00:e0:4c:68:00:01, XID 0c000800 IRQ 30", "0000:01:00.0", &x), -ENOENT);
+        assert_int_equal(xid_parse_kernel_line("r8169 0000:01:00.0 eth0: X, extXID 123456789, IRQ 1", "0000:01:00.0", &x),
+                         -ENOENT);
         assert_int_equal(xid_parse_kernel_line("", "0000:01:00.0", &x), -ENOENT);
         assert_int_equal(xid_parse_kernel_line("0000:01:00.0", "0000:01:00.0", &x), -ENOENT);
 }
