@@ -18,6 +18,8 @@ typedef struct Quirk {
         bool skip[_KNOB_MAX]; /* never planned for matching NICs (driver refuses it) */
         char *reason;
         char *reference;
+        char *evidence;         /* who measured what, on which kernel, with which numbers */
+        char *counter_evidence; /* what speaks against the fix, where known; NULL if nothing is */
         KernelVersion kernel_default_since; /* r8169 itself does what the entry asks since this release */
         bool link_power_static; /* link-power = static: L1 is unsafe to switch on this chip */
 } Quirk;
@@ -37,6 +39,8 @@ int quirk_db_load(QuirkDb *db, const char *const *dirs, size_t n_dirs, Diagnosti
 /* Exactly these files, in this order (check-config FILE...). */
 int quirk_db_load_files(QuirkDb *db, const char *const *files, size_t n, Diagnostics *d);
 void quirk_db_done(QuirkDb *db);
+/* A throughput fix: in the performance profile and not in powersave (it costs power to win speed). */
+bool quirk_is_throughput_fix(const Quirk *q);
 /* Checks the database as a whole: duplicate ids, overlapping entries that contradict each other. */
 void quirk_db_lint(const QuirkDb *db, Diagnostics *d);
 

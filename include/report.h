@@ -61,6 +61,8 @@ void report_plan_json(FILE *f, const PlanReport *r);
 void report_plan_link_power_json(FILE *f, const NicPlan *p);
 void report_quirk_text(FILE *f, const Quirk *q);
 void report_quirk_json(FILE *f, const Quirk *q);
+/* A quirk's grounds, wrapped: its reason after first, then its evidence, counter-evidence and references. */
+void report_quirk_grounds_text(FILE *f, const Quirk *q, const char *first);
 
 /* One NIC's state for the Prometheus metrics: what is read, and what the plan wants. */
 typedef struct NicMetrics {

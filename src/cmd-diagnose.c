@@ -450,6 +450,24 @@ static const PlanItem *plan_item(const NicPlan *p, KnobId k) {
         return NULL;
 }
 
+/* The quirks behind a NIC's plan, each once, in the order of the knobs: planned, held back, static link power. */
+static size_t plan_quirks(const NicPlan *p, const Quirk **ret, size_t max) {
+        size_t n = 0;
+
+        for (size_t j = 0; j <= p->n + p->n_held; j++) {
+                const Quirk *q = j < p->n ? (p->items[j].why.kind == PROVENANCE_QUIRK ? p->items[j].why.quirk : NULL)
+                                 : j < p->n + p->n_held ? (p->held[j - p->n].why.kind == PROVENANCE_QUIRK ? p->held[j - p->n].why.quirk : NULL)
+                                                        : p->link_power_quirk;
+                bool seen = false;
+
+                for (size_t k = 0; k < n && !seen; k++)
+                        seen = ret[k] == q;
+                if (q && !seen && n < max)
+                        ret[n++] = q;
+        }
+        return n;
+}
+
 static const PlanItem *held_item(const NicPlan *p, KnobId k) {
         for (size_t i = 0; i < p->n_held; i++)
                 if (p->held[i].knob == k)
@@ -561,6 +579,18 @@ static void markdown(FILE *out, Context *c, const MachineFacts *mf, const char *
                                 !it ? hb : it->action == PLAN_EXCLUDED ? "not touched" : knob_format_value(k, it->desired, des, sizeof(des)),
                                 it ? plan_provenance_string(&it->why, why, sizeof(why)) :
                                 held ? plan_provenance_string(&held->why, why, sizeof(why)) : "");
+                }
+                {
+                        const Quirk *qs[_KNOB_MAX + 1];
+                        size_t nq = plan_quirks(&f->plan, qs, ELEMENTSOF(qs));
+                        if (nq > 0)
+                                fputs("\n### Quirks behind the plan\n", out);
+                        for (size_t j = 0; j < nq; j++) {
+                                fprintf(out, "\n- **%s** (%s:%u): %s\n", qs[j]->id, qs[j]->file, qs[j]->line, qs[j]->reason);
+                                fprintf(out, "  - evidence: %s\n", qs[j]->evidence ?: "none stated");
+                                fprintf(out, "  - counter-evidence: %s\n", qs[j]->counter_evidence ?: "none known");
+                                fprintf(out, "  - references: %s\n", qs[j]->reference);
+                        }
                 }
                 if (f->plan.ignored)
                         fprintf(out, "\nIgnored by %s:%u.\n", f->plan.ignored_by.file, f->plan.ignored_by.line);
@@ -723,7 +753,25 @@ static void json(FILE *out, Context *c, const MachineFacts *mf, const char *kern
                                 fputs("null", out);
                         fputc('}', out);
                 }
-                fputs("},\"link_power\":", out);
+                fputs("},\"quirks\":[", out);
+                {
+                        const Quirk *qs[_KNOB_MAX + 1];
+                        size_t nq = plan_quirks(&f->plan, qs, ELEMENTSOF(qs));
+                        for (size_t j = 0; j < nq; j++) {
+                                fputs(j ? ",{\"id\":" : "{\"id\":", out);
+                                json_string(out, qs[j]->id);
+                                fputs(",\"reason\":", out);
+                                json_string(out, qs[j]->reason);
+                                fputs(",\"evidence\":", out);
+                                json_string(out, qs[j]->evidence);
+                                fputs(",\"counter_evidence\":", out);
+                                json_string(out, qs[j]->counter_evidence);
+                                fputs(",\"reference\":", out);
+                                report_words_json(out, qs[j]->reference);
+                                fputc('}', out);
+                        }
+                }
+                fputs("],\"link_power\":", out);
                 report_link_power_json(out, f->link_power_known ? &f->link_power : NULL);
                 fputs(",\"link_power_plan\":", out);
                 report_plan_link_power_json(out, &f->plan);

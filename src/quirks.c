@@ -13,6 +13,12 @@ static void quirk_done(Quirk *q) {
         match_done(&q->match);
         free(q->reason);
         free(q->reference);
+        free(q->evidence);
+        free(q->counter_evidence);
+}
+
+bool quirk_is_throughput_fix(const Quirk *q) {
+        return q->profiles[PROFILE_PERFORMANCE] && !q->profiles[PROFILE_POWERSAVE];
 }
 
 void quirk_db_done(QuirkDb *db) {
@@ -40,7 +46,16 @@ typedef struct Loader {
 
 enum {
         KEY_PROFILES = _KNOB_MAX, KEY_REASON, KEY_REFERENCE, KEY_SKIP, KEY_MATCH, KEY_KERNEL_DEFAULT_SINCE, KEY_LINK_POWER,
+        KEY_EVIDENCE, KEY_COUNTER_EVIDENCE,
 };
+
+/* The keys whose text may go on over indented lines, and where each keeps it. */
+static char **text_field(Quirk *q, const char *key) {
+        return streq(key, "reason")             ? &q->reason
+               : streq(key, "evidence")         ? &q->evidence
+               : streq(key, "counter-evidence") ? &q->counter_evidence
+                                                : NULL;
+}
 
 static int key_index(const char *key) {
         static const struct {
@@ -49,6 +64,7 @@ static int key_index(const char *key) {
         } keys[] = {
                 { "profiles", KEY_PROFILES }, { "reason", KEY_REASON }, { "reference", KEY_REFERENCE }, { "skip", KEY_SKIP },
                 { "kernel-default-since", KEY_KERNEL_DEFAULT_SINCE }, { "link-power", KEY_LINK_POWER },
+                { "evidence", KEY_EVIDENCE }, { "counter-evidence", KEY_COUNTER_EVIDENCE },
         };
         KnobId k = knob_from_name(key);
 
@@ -175,23 +191,24 @@ static void on_quirk_line(void *userdata, const char *file, unsigned line, const
         wc.q = q;
 
         if (continuation) {
-                if (l->last_key && (streq(l->last_key, "reason") || streq(l->last_key, "reference"))) {
-                        char **field = streq(l->last_key, "reason") ? &q->reason : &q->reference;
-                        if (streq(l->last_key, "reference") && for_each_word(value, check_reference, &wc) < 0)
+                if (l->last_key && streq(l->last_key, "reference")) {
+                        if (for_each_word(value, check_reference, &wc) < 0)
                                 diag_add(d, file, line, "reference \"%s\" is not an http(s) URL", wc.bad ?: value);
                         else
-                                (void) append_text(field, value);
-                } else
-                        diag_add(d, file, line, "only reason and reference may continue on the next line");
+                                (void) append_text(&q->reference, value);
+                } else if (l->last_key && text_field(q, l->last_key))
+                        (void) append_text(text_field(q, l->last_key), value);
+                else
+                        diag_add(d, file, line, "only reason, evidence, counter-evidence and reference may continue on the next line");
                 return;
         }
 
         idx = key_index(key);
         if (idx < 0) {
                 const char *candidates[_KNOB_MAX + 24] = { "profiles", "reason", "reference", "skip", "kernel-default-since",
-                                                              "link-power" }, *guess;
+                                                              "link-power", "evidence", "counter-evidence" }, *guess;
                 char mbuf[512];
-                size_t nc = 6;
+                size_t nc = 8;
 
                 for (int i = 0; i < _KNOB_MAX; i++)
                         candidates[nc++] = knob_get(i)->name;
@@ -220,7 +237,11 @@ static void on_quirk_line(void *userdata, const char *file, unsigned line, const
                         l->seen[l->n_seen++].line = line;
                 }
         }
-        l->last_key = idx == KEY_REASON ? "reason" : idx == KEY_REFERENCE ? "reference" : NULL;
+        l->last_key = idx == KEY_REASON             ? "reason"
+                      : idx == KEY_REFERENCE          ? "reference"
+                      : idx == KEY_EVIDENCE           ? "evidence"
+                      : idx == KEY_COUNTER_EVIDENCE   ? "counter-evidence"
+                                                      : NULL;
 
         if (idx < _KNOB_MAX) {
                 r = knob_parse_value(idx, value, &q->value[idx]);
@@ -245,7 +266,9 @@ static void on_quirk_line(void *userdata, const char *file, unsigned line, const
                         diag_add(d, file, line, "bad skip \"%s\": not a knob", wc.bad ?: value);
                 break;
         case KEY_REASON:
-                (void) append_text(&q->reason, value);
+        case KEY_EVIDENCE:
+        case KEY_COUNTER_EVIDENCE:
+                (void) append_text(text_field(q, l->last_key), value);
                 break;
         case KEY_REFERENCE:
                 r = for_each_word(value, check_reference, &wc);
@@ -297,6 +320,13 @@ static void quirk_check(Quirk *q, Diagnostics *d) {
                 diag_add(d, q->file, q->line, "[%s] has no reason", q->id);
         if (!q->reference || !*q->reference)
                 diag_add(d, q->file, q->line, "[%s] has no reference", q->id);
+        /* A fix that costs power to win speed must say who measured the win: a reason is not a measurement. */
+        if (quirk_is_throughput_fix(q) && (!q->evidence || !*q->evidence))
+                diag_add(d, q->file, q->line,
+                         "[%s] is a throughput fix (performance only) with no evidence: say who measured what, on which "
+                         "kernel, with which numbers", q->id);
+        if (q->counter_evidence && (!q->evidence || !*q->evidence))
+                diag_add(d, q->file, q->line, "[%s] has counter-evidence but no evidence", q->id);
         for (int k = 0; k < _KNOB_MAX; k++)
                 if (q->set[k] && q->skip[k])
                         diag_add(d, q->file, q->line, "[%s] both sets and skips %s", q->id, knob_get(k)->name);

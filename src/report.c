@@ -328,6 +328,8 @@ static void provenance_json(FILE *f, const Provenance *p) {
                     true);
         json_kv_str(f, "quirk", q ? q->id : NULL, true);
         json_kv_str(f, "reason", q ? q->reason : NULL, true);
+        json_kv_str(f, "evidence", q ? q->evidence : NULL, true);
+        json_kv_str(f, "counter_evidence", q ? q->counter_evidence : NULL, true);
         fputs("\"reference\":", f);
         if (q)
                 report_words_json(f, q->reference);
@@ -554,24 +556,23 @@ void report_plan_text(FILE *f, const PlanReport *r) {
                         fprintf(f, "  %-8s %-21s %-16s %s (%s)\n", "held back", knob_get(it->knob)->name, both,
                                 plan_provenance_string(&it->why, prov, sizeof(prov)), held_back_because(r, hb, sizeof(hb)));
                 }
-                /* Each quirk behind a change, or held back, once: its reason and where it comes from. */
+                /* Each quirk behind a planned value, once: its reason, evidence, counter-evidence and sources. */
                 for (size_t j = 0; j < p->n + p->n_held; j++) {
                         const PlanItem *it = j < p->n ? &p->items[j] : &p->held[j - p->n];
                         bool said = false;
                         char first[160];
 
-                        if (it->why.kind != PROVENANCE_QUIRK || (it->action != PLAN_CHANGE && it->action != PLAN_HELD_BACK))
+                        if (it->why.kind != PROVENANCE_QUIRK || it->action == PLAN_EXCLUDED || it->action == PLAN_SKIP)
                                 continue;
                         for (size_t k = 0; k < j && !said; k++) {
                                 const PlanItem *e = k < p->n ? &p->items[k] : &p->held[k - p->n];
                                 said = e->why.kind == PROVENANCE_QUIRK && e->why.quirk == it->why.quirk &&
-                                       (e->action == PLAN_CHANGE || e->action == PLAN_HELD_BACK);
+                                       e->action != PLAN_EXCLUDED && e->action != PLAN_SKIP;
                         }
                         if (said)
                                 continue;
                         snprintf(first, sizeof(first), "  why %s:", it->why.quirk->id);
-                        print_wrapped(f, first, "    ", it->why.quirk->reason);
-                        print_wrapped(f, "    see:", "      ", it->why.quirk->reference);
+                        report_quirk_grounds_text(f, it->why.quirk, first);
                 }
                 if (p->tx_guard) {
                         char line[256];
@@ -652,7 +653,21 @@ void report_quirk_text(FILE *f, const Quirk *q) {
         }
         if (q->link_power_static)
                 fputs("  link-power = static (dynamic link power does not switch L1 on this chip)\n", f);
-        fprintf(f, "  reason: %s\n  reference: %s\n", q->reason, q->reference);
+        fprintf(f, "  reason: %s\n", q->reason);
+        if (q->evidence)
+                fprintf(f, "  evidence: %s\n", q->evidence);
+        if (q->counter_evidence)
+                fprintf(f, "  counter-evidence: %s\n", q->counter_evidence);
+        fprintf(f, "  reference: %s\n", q->reference);
+}
+
+void report_quirk_grounds_text(FILE *f, const Quirk *q, const char *first) {
+        print_wrapped(f, first, "    ", q->reason);
+        if (q->evidence)
+                print_wrapped(f, "    evidence:", "      ", q->evidence);
+        if (q->counter_evidence)
+                print_wrapped(f, "    counter-evidence:", "      ", q->counter_evidence);
+        print_wrapped(f, "    see:", "      ", q->reference);
 }
 
 void report_quirk_json(FILE *f, const Quirk *q) {
@@ -725,6 +740,8 @@ void report_quirk_json(FILE *f, const Quirk *q) {
         fputc(',', f);
         json_kv_str(f, "link_power", q->link_power_static ? "static" : NULL, true);
         json_kv_str(f, "reason", q->reason, true);
+        json_kv_str(f, "evidence", q->evidence, true);
+        json_kv_str(f, "counter_evidence", q->counter_evidence, true);
         fputs("\"reference\":", f);
         report_words_json(f, q->reference);
         fputc('}', f);

@@ -199,8 +199,8 @@ static void test_quirk_complaints(void **state) {
                    "[no-reason]\nxid = 541/7cf\nprofiles = performance\nclkpm = 0\nreference = https://x/1\n"
                    "[bad values]\n"
                    "[bad-values]\nxid = 5411\nprofiles = balanced\nclkpm = 7\nreference = ftp://x\nreason = r\nfoo = 1\n"
-                   "[dup]\nxid = 541/7cf\nprofiles = performance\ntso = on\nreason = a\nreference = https://x/2\n");
-        write_file("q1/b.conf", "[dup]\nxid = 509/7cf\nprofiles = performance\ntso = on\nreason = a\nreference = https://x/3\n"
+                   "[dup]\nxid = 541/7cf\nprofiles = performance\ntso = on\nreason = a\nevidence = e\nreference = https://x/2\n");
+        write_file("q1/b.conf", "[dup]\nxid = 509/7cf\nprofiles = performance\ntso = on\nreason = a\nevidence = e\nreference = https://x/3\n"
                                 "[clash]\nxid = 541/7cf\nprofiles = performance powersave\ntso = off\nreason = b\n"
                                 "reference = https://x/4\n");
         char dir[512];
@@ -215,7 +215,36 @@ static void test_quirk_complaints(void **state) {
         assert_true(diag_has(&d, "a.conf:11: reference \"ftp://x\""));
         assert_true(diag_has(&d, "a.conf:13: unknown key \"foo\""));
         assert_true(diag_has(&d, "b.conf:1: duplicate quirk id \"dup\""));
-        assert_true(diag_has(&d, "b.conf:7: [clash] contradicts [dup]"));
+        assert_true(diag_has(&d, "b.conf:8: [clash] contradicts [dup]"));
+        quirk_db_done(&db);
+        diag_done(&d);
+}
+
+/* A throughput fix must say who measured it; a correctness fix may; counter-evidence needs evidence. */
+static void test_quirk_evidence(void **state) {
+        Diagnostics d = {};
+        QuirkDb db;
+        char dir[512];
+
+        write_file("q3/a.conf",
+                   "[speed]\nmatch-xid = 541\nprofiles = performance\nclkpm = 0\nreason = r\nreference = https://x/1\n"
+                   "[safety]\nmatch-xid = 509\nprofiles = performance powersave\ntso = off\nreason = r\nreference = https://x/2\n"
+                   "[against-only]\nmatch-xid = 2c8/7c8\nprofiles = powersave\nsg = off\nreason = r\n"
+                   "counter-evidence = c\nreference = https://x/3\n"
+                   "[measured]\nmatch-xid = 641\nprofiles = performance\nl1_2_aspm = 0\nreason = r\n"
+                   "evidence = Someone, a board, 6.1:\n  255 -> 670 Mb/s\ncounter-evidence = one report\n  of the opposite\n"
+                   "reference = https://x/4\n");
+        snprintf(dir, sizeof(dir), "%s/q3", tmpdir);
+        load_quirks(dir, &db, &d);
+        diag_print(&d, stderr);
+        assert_true(diag_has(&d, "a.conf:1: [speed] is a throughput fix (performance only) with no evidence"));
+        assert_false(diag_has(&d, "[safety]"));
+        assert_true(diag_has(&d, "a.conf:13: [against-only] has counter-evidence but no evidence"));
+        assert_false(diag_has(&d, "[measured]"));
+        assert_int_equal(db.n, 4);
+        assert_string_equal(db.quirks[3].evidence, "Someone, a board, 6.1: 255 -> 670 Mb/s");
+        assert_string_equal(db.quirks[3].counter_evidence, "one report of the opposite");
+        assert_null(db.quirks[1].evidence);
         quirk_db_done(&db);
         diag_done(&d);
 }
@@ -227,9 +256,9 @@ static void test_quirk_override_dir(void **state) {
         Diagnostics d = {};
         QuirkDb db;
 
-        write_file("ship/20-a.conf", "[a]\nxid = 541/7cf\nprofiles = performance\nclkpm = 0\nreason = r\nreference = https://x/a\n");
-        write_file("ship/30-b.conf", "[b]\nxid = 509/7cf\nprofiles = performance\ntso = on\nreason = r\nreference = https://x/b\n");
-        write_file("etc/20-a.conf", "[a-local]\nxid = 541/7cf\nprofiles = performance\nclkpm = 1\nreason = r\nreference = https://x/c\n");
+        write_file("ship/20-a.conf", "[a]\nxid = 541/7cf\nprofiles = performance\nclkpm = 0\nreason = r\nevidence = e\nreference = https://x/a\n");
+        write_file("ship/30-b.conf", "[b]\nxid = 509/7cf\nprofiles = performance\ntso = on\nreason = r\nevidence = e\nreference = https://x/b\n");
+        write_file("etc/20-a.conf", "[a-local]\nxid = 541/7cf\nprofiles = performance\nclkpm = 1\nreason = r\nevidence = e\nreference = https://x/c\n");
         write_file("etc/10-c.conf", "[c]\nxid = 4c0/7cf\nprofiles = powersave\nsg = on\nreason = r\nreference = https://x/d\n");
         snprintf(shipped, sizeof(shipped), "%s/ship", tmpdir);
         snprintf(etc, sizeof(etc), "%s/etc", tmpdir);
@@ -610,6 +639,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_config_ok),          cmocka_unit_test(test_config_every_complaint),
                 cmocka_unit_test(test_config_duplicates), cmocka_unit_test(test_match_forms), cmocka_unit_test(test_config_dropins),     cmocka_unit_test(test_quirk_complaints),
+                cmocka_unit_test(test_quirk_evidence),
                 cmocka_unit_test(test_quirk_override_dir),
                 cmocka_unit_test(test_xid_match_semantics), cmocka_unit_test(test_plan), cmocka_unit_test(test_plan_link_power), cmocka_unit_test(test_plan_knobs_needed),
                 cmocka_unit_test(test_profile_resolve),
