@@ -24,11 +24,22 @@ typedef enum PowerSource {
 
 const char *power_source_to_string(PowerSource s);
 
+/*
+ * The DMI fields the machine is read for, and that [device] sections and quirk entries can
+ * match on: X(ID, sysfs attribute under class/dmi/id, match key, the key's old spelling).
+ * A line here is the whole of a new DMI condition, but for its line in r8169-tuned.conf(5).
+ */
+#define DMI_FIELDS(X)                                                                          \
+        X(SYS_VENDOR, "sys_vendor", "match-dmi-sys-vendor", "dmi-sys-vendor")                   \
+        X(PRODUCT_NAME, "product_name", "match-dmi-product-name", "dmi-product-name")           \
+        X(PRODUCT_FAMILY, "product_family", "match-dmi-product-family", NULL)                   \
+        X(BOARD_VENDOR, "board_vendor", "match-dmi-board-vendor", "dmi-board-vendor")           \
+        X(BOARD_NAME, "board_name", "match-dmi-board-name", "dmi-board-name")
+
 typedef enum DmiField {
-        DMI_SYS_VENDOR,
-        DMI_PRODUCT_NAME,
-        DMI_BOARD_VENDOR,
-        DMI_BOARD_NAME,
+#define DMI_ENUM(id, attr, key, old) DMI_##id,
+        DMI_FIELDS(DMI_ENUM)
+#undef DMI_ENUM
         _DMI_FIELD_MAX,
 } DmiField;
 

@@ -83,3 +83,7 @@ bool match_test_but_driver(const NicMatch *m, const Nic *n, const Machine *machi
 const char *match_drivers_string(const NicMatch *m, char *buf, size_t size);
 /* The keys, for messages and the man page test: "match-interface, match-slot, …". */
 const char *match_keys_string(void);
+size_t match_key_count(void);
+const char *match_key_name(size_t i);
+/* Every condition that is set, one "<indent>match-… = words" line each, as a file would say it. */
+void match_print(const NicMatch *m, FILE *f, const char *indent);

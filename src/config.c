@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "config.h"
+#include "keys.h"
 #include "linkpower.h"
 #include "log.h"
 
@@ -39,11 +40,6 @@ typedef enum Section {
         SECTION_BAD,
 } Section;
 
-typedef struct SeenKey {
-        char key[40];
-        unsigned line;
-} SeenKey;
-
 typedef struct SeenSection {
         char *name;
         unsigned line;
@@ -54,8 +50,7 @@ typedef struct Loader {
         const char *file;
         Section section;
         size_t dev_index;
-        SeenKey seen[64];       /* keys of the current section, with their lines */
-        size_t n_seen;
+        SeenKeys seen;          /* keys of the current section, with their lines */
         SeenSection *sections;  /* sections of this file */
         size_t n_sections;
 } Loader;
@@ -173,40 +168,20 @@ void config_keys_print(FILE *f, const char *section) {
         }
 }
 
-/* A second key in one section is a mistake an editor makes easily: both lines are named. */
-static bool seen_before(Loader *l, unsigned line, const char *key, const char *section_name, Diagnostics *d) {
-        for (size_t i = 0; i < l->n_seen; i++)
-                if (streq(l->seen[i].key, key)) {
-                        diag_add(d, l->file, line, "%s given twice in [%s] (first at line %u)", key, section_name,
-                                 l->seen[i].line);
-                        return true;
-                }
-        if (l->n_seen < ELEMENTSOF(l->seen)) {
-                snprintf(l->seen[l->n_seen].key, sizeof(l->seen[l->n_seen].key), "%s", key);
-                l->seen[l->n_seen++].line = line;
-        }
-        return false;
-}
-
 static void on_device_knob(Loader *l, unsigned line, KnobId k, const char *key, const char *value, Diagnostics *d) {
         ConfigDevice *dev = &l->c->devices[l->dev_index];
-        char syntax[80];
-        int r;
 
-        r = knob_parse_value(k, value, &dev->value[k]);
-        if (r < 0) {
-                diag_add(d, l->file, line, "bad value \"%s\" for %s: %s%s", value, key,
-                         r == -ERANGE ? "out of range, expected " : "expected ", knob_value_syntax(k, syntax, sizeof(syntax)));
+        if (keys_knob_value(d, l->file, line, k, key, value, &dev->value[k]) < 0)
                 return;
-        }
         dev->set[k] = true;
         dev->knob_origin[k] = (Origin) { l->file, line };
 }
 
 static void on_key(Loader *l, unsigned line, const char *key, const char *value, Diagnostics *d) {
         const char *section_name = l->section == SECTION_GLOBAL ? "global" : l->c->devices[l->dev_index].name;
-        const char *canonical = match_key_canonical(key) ?: key;
+        const char *canonical = match_key_canonical(key) ?: key, *own[ELEMENTSOF(config_keys)];
         char section_label[80];
+        size_t n_own = 0;
         KnobId k;
 
         snprintf(section_label, sizeof(section_label), "%s%s", l->section == SECTION_GLOBAL ? "" : "device ", section_name);
@@ -214,7 +189,7 @@ static void on_key(Loader *l, unsigned line, const char *key, const char *value,
                 const ConfigKey *ck = &config_keys[i];
                 if (ck->section != l->section || !streq(ck->key, key))
                         continue;
-                if (seen_before(l, line, key, section_label, d))
+                if (keys_repeated(&l->seen, d, l->file, line, key, section_label))
                         return;
                 ck->parse(l, line, key, value,
                           (char *) (l->section == SECTION_GLOBAL ? (void *) l->c : (void *) &l->c->devices[l->dev_index]) + ck->offset,
@@ -228,12 +203,12 @@ static void on_key(Loader *l, unsigned line, const char *key, const char *value,
 
                 k = knob_from_name(key);
                 if (k >= 0) {
-                        if (!seen_before(l, line, key, section_label, d))
+                        if (!keys_repeated(&l->seen, d, l->file, line, key, section_label))
                                 on_device_knob(l, line, k, key, value, d);
                         return;
                 }
                 if (match_key_canonical(key)) {
-                        if (seen_before(l, line, canonical, section_label, d))
+                        if (keys_repeated(&l->seen, d, l->file, line, canonical, section_label))
                                 return;
                         r = match_parse(&dev->match, key, value, err, sizeof(err));
                         if (r < 0)
@@ -241,33 +216,14 @@ static void on_key(Loader *l, unsigned line, const char *key, const char *value,
                         return;
                 }
         }
-        {
-                const char *candidates[ELEMENTSOF(config_keys) + _KNOB_MAX + 16];
-                const char *mk = match_keys_string(), *guess;
-                char mbuf[512];
-                size_t n = 0;
-
-                for (size_t i = 0; i < ELEMENTSOF(config_keys); i++)
-                        if (config_keys[i].section == l->section)
-                                candidates[n++] = config_keys[i].key;
-                if (l->section == SECTION_DEVICE) {
-                        for (int i = 0; i < _KNOB_MAX; i++)
-                                candidates[n++] = knob_get(i)->name;
-                        snprintf(mbuf, sizeof(mbuf), "%s", mk);
-                        for (char *save = NULL, *w = strtok_r(mbuf, ", ", &save); w && n < ELEMENTSOF(candidates);
-                             w = strtok_r(NULL, ", ", &save))
-                                candidates[n++] = w;
-                }
-                guess = closest_word(key, candidates, n);
-                if (guess)
-                        diag_add(d, l->file, line, "unknown key \"%s\" in [%s]; did you mean \"%s\"?", key, section_label, guess);
-                else
-                        diag_add(d, l->file, line, "unknown key \"%s\" in [%s]", key, section_label);
-        }
+        for (size_t i = 0; i < ELEMENTSOF(config_keys); i++)
+                if (config_keys[i].section == l->section)
+                        own[n_own++] = config_keys[i].key;
+        keys_unknown(d, l->file, line, key, section_label, own, n_own, l->section == SECTION_DEVICE);
 }
 
 static void on_section(Loader *l, const char *file, unsigned line, const char *section, Diagnostics *d) {
-        l->n_seen = 0;
+        keys_reset(&l->seen);
         for (size_t i = 0; i < l->n_sections; i++)
                 if (streq(l->sections[i].name, section)) {
                         diag_add(d, file, line, "section [%s] given twice in this file (first at line %u)", section,

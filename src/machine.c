@@ -19,10 +19,9 @@ static const char *const power_names[_POWER_SOURCE_MAX] = {
 };
 
 static const char *const dmi_names[_DMI_FIELD_MAX] = {
-        [DMI_SYS_VENDOR] = "sys_vendor",
-        [DMI_PRODUCT_NAME] = "product_name",
-        [DMI_BOARD_VENDOR] = "board_vendor",
-        [DMI_BOARD_NAME] = "board_name",
+#define DMI_NAME(id, attr, key, old) [DMI_##id] = attr,
+        DMI_FIELDS(DMI_NAME)
+#undef DMI_NAME
 };
 
 const char *profile_to_string(Profile p) { return p >= 0 && p < _PROFILE_MAX ? profile_names[p] : NULL; }

@@ -113,78 +113,6 @@ static bool id_match_test(const IdMatch *m, size_t n, uint16_t vendor, uint16_t 
         return false;
 }
 
-void match_done(NicMatch *m) {
-        free(m->interface);
-        free(m->slot);
-        free(m->mac);
-        free(m->chip);
-        free(m->xids);
-        free(m->pci_ids);
-        free(m->subsystems);
-        for (int f = 0; f < _DMI_FIELD_MAX; f++)
-                free(m->dmi[f]);
-        strv_free(m->drivers, m->n_drivers);
-        free(m->kernels);
-        *m = (NicMatch) {};
-}
-
-typedef enum MatchKey {
-        MATCH_INTERFACE,
-        MATCH_SLOT,
-        MATCH_MAC,
-        MATCH_CHIP,
-        MATCH_XID,
-        MATCH_PCI_ID,
-        MATCH_SUBSYSTEM,
-        MATCH_DRIVER,
-        MATCH_KERNEL,
-        MATCH_DMI_FIRST, /* + DmiField */
-        _MATCH_KEY_MAX = MATCH_DMI_FIRST + _DMI_FIELD_MAX,
-} MatchKey;
-
-static const struct {
-        const char *name;
-        const char *legacy; /* the quirk files' spelling before the vocabulary was one */
-        const char *syntax;
-} match_keys[_MATCH_KEY_MAX] = {
-        [MATCH_INTERFACE] = { "match-interface", NULL, "a glob over interface names, like enp*" },
-        [MATCH_SLOT] = { "match-slot", NULL, "a PCI address like 0000:01:00.0 (or lspci's 01:00.0)" },
-        [MATCH_MAC] = { "match-mac", NULL, "xx:xx:xx:xx:xx:xx" },
-        [MATCH_CHIP] = { "match-chip", NULL, "a glob over chip names, like RTL8168h*" },
-        [MATCH_XID] = { "match-xid", "xid", "XIDs like 541, or VALUE/MASK in 3 hex digits each, like 3c0/7c8; ext:ID[/MASK] for an extended chip's id (7.1), like ext:0" },
-        [MATCH_PCI_ID] = { "match-pci-id", "pci-id", "vendor:device like 10ec:8168" },
-        [MATCH_SUBSYSTEM] = { "match-subsystem", "subsystem", "vendor:device or vendor:*" },
-        [MATCH_DRIVER] = { "match-driver", NULL, "driver names like r8169 or r8168 (globs)" },
-        [MATCH_KERNEL] = { "match-kernel", NULL, "kernel release ranges FROM..TO (TO not included), like 5.17..6.1.53 6.4" },
-        [MATCH_DMI_FIRST + DMI_SYS_VENDOR] = { "match-dmi-sys-vendor", "dmi-sys-vendor", "a glob" },
-        [MATCH_DMI_FIRST + DMI_PRODUCT_NAME] = { "match-dmi-product-name", "dmi-product-name", "a glob" },
-        [MATCH_DMI_FIRST + DMI_BOARD_VENDOR] = { "match-dmi-board-vendor", "dmi-board-vendor", "a glob" },
-        [MATCH_DMI_FIRST + DMI_BOARD_NAME] = { "match-dmi-board-name", "dmi-board-name", "a glob" },
-};
-
-static int match_key_from_string(const char *key) {
-        for (int i = 0; i < _MATCH_KEY_MAX; i++)
-                if (streq(key, match_keys[i].name) || (match_keys[i].legacy && streq(key, match_keys[i].legacy)))
-                        return i;
-        return -ENOENT;
-}
-
-const char *match_key_canonical(const char *key) {
-        int i = match_key_from_string(key);
-        return i < 0 ? NULL : match_keys[i].name;
-}
-
-const char *match_keys_string(void) {
-        static char buf[512];
-
-        if (!buf[0])
-                for (int i = 0; i < _MATCH_KEY_MAX; i++) {
-                        size_t l = strlen(buf);
-                        snprintf(buf + l, sizeof(buf) - l, "%s%s", i ? ", " : "", match_keys[i].name);
-                }
-        return buf;
-}
-
 static bool mac_valid(const char *s) {
         if (strlen(s) != 17)
                 return false;
@@ -324,34 +252,258 @@ static int slot_normalize(const char *s, char buf[PCI_SLOT_LEN]) {
         return pci_slot_valid(buf) ? 0 : -EINVAL;
 }
 
-int match_parse(NicMatch *m, const char *key, const char *value, char *err, size_t size) {
-        int k = match_key_from_string(key), r = 0;
-        char slot[PCI_SLOT_LEN], bad[64] = "";
+/*
+ * The conditions, one row each, as systemd's condition_tests[]: a row gives its key, what
+ * it accepts, how it parses a value (a list: each word), tests a NIC, prints itself back and
+ * frees itself. Parsing, matching, emptiness, the quirk printer and the key lists of both
+ * files and of the man page test all come from here; a DMI condition also names the
+ * attribute it reads (machine.h's DMI_FIELDS, which the sysfs read allowlist follows).
+ */
+typedef struct MatchCondition MatchCondition;
+struct MatchCondition {
+        const char *name;
+        const char *legacy; /* the quirk files' spelling before the vocabulary was one */
+        const char *syntax;
+        bool list;          /* whitespace-separated words, any of which matches */
+        bool driver;        /* the bound driver: match_test_but_driver() leaves it out */
+        size_t offset;      /* of the member in NicMatch (a char *, or a list's pointer) */
+        size_t count;       /* of a list's count in NicMatch */
+        int dmi;            /* DmiField of a DMI condition, else -1 */
+        int (*add)(NicMatch *m, const MatchCondition *c, const char *word);
+        bool (*test)(const NicMatch *m, const MatchCondition *c, const Nic *n, const Machine *machine);
+        size_t (*print)(const NicMatch *m, const MatchCondition *c, char *buf, size_t size);
+        void (*done)(NicMatch *m, const MatchCondition *c);
+};
 
-        if (k < 0)
+#define MEMBER(m, c, type) ((type *) ((char *) (m) + (c)->offset))
+#define CMEMBER(m, c, type) ((const type *) ((const char *) (m) + (c)->offset))
+#define COUNT(m, c) ((size_t *) ((char *) (m) + (c)->count))
+#define CCOUNT(m, c) (*(const size_t *) ((const char *) (m) + (c)->count))
+
+static bool is_set(const NicMatch *m, const MatchCondition *c) {
+        return c->list ? CCOUNT(m, c) > 0 : *CMEMBER(m, c, char *) != NULL;
+}
+
+/* One string: a glob, a slot, a MAC. */
+static int add_glob(NicMatch *m, const MatchCondition *c, const char *w) {
+        return !*w || strlen(w) > 64 ? -EINVAL : set_string(MEMBER(m, c, char *), w);
+}
+
+static int add_slot(NicMatch *m, const MatchCondition *c, const char *w) {
+        char slot[PCI_SLOT_LEN];
+        return slot_normalize(w, slot) < 0 ? -EINVAL : set_string(MEMBER(m, c, char *), slot);
+}
+
+static int add_mac(NicMatch *m, const MatchCondition *c, const char *w) {
+        char mac[18];
+
+        if (!mac_valid(w))
+                return -EINVAL;
+        for (size_t i = 0; i < sizeof(mac); i++)
+                mac[i] = (char) tolower((unsigned char) w[i]);
+        return set_string(MEMBER(m, c, char *), mac);
+}
+
+static size_t print_string(const NicMatch *m, const MatchCondition *c, char *buf, size_t size) {
+        return (size_t) snprintf(buf, size, "%s", *CMEMBER(m, c, char *));
+}
+
+static void done_string(NicMatch *m, const MatchCondition *c) {
+        char **s = MEMBER(m, c, char *);
+        free(*s);
+        *s = NULL;
+}
+
+static void done_list(NicMatch *m, const MatchCondition *c) {
+        void **v = MEMBER(m, c, void *);
+        free(*v);
+        *v = NULL;
+        *COUNT(m, c) = 0;
+}
+
+static bool test_interface(const NicMatch *m, const MatchCondition *c, const Nic *n, const Machine *machine) {
+        for (size_t i = 0; i < n->n_ifnames; i++)
+                if (fnmatch(m->interface, n->ifnames[i], 0) == 0)
+                        return true;
+        return false;
+}
+
+static bool test_slot(const NicMatch *m, const MatchCondition *c, const Nic *n, const Machine *machine) {
+        return streq(m->slot, n->slot);
+}
+
+static bool test_mac(const NicMatch *m, const MatchCondition *c, const Nic *n, const Machine *machine) {
+        return streq(m->mac, n->perm_mac);
+}
+
+static bool test_chip(const NicMatch *m, const MatchCondition *c, const Nic *n, const Machine *machine) {
+        return n->chip && fnmatch(m->chip, n->chip->name, 0) == 0;
+}
+
+static bool test_dmi(const NicMatch *m, const MatchCondition *c, const Nic *n, const Machine *machine) {
+        const char *v = machine ? machine->dmi[c->dmi] : "";
+        return v[0] && fnmatch(m->dmi[c->dmi], v, 0) == 0;
+}
+
+static int add_xid_word(NicMatch *m, const MatchCondition *c, const char *w) { return add_xid(m, w); }
+
+static bool test_xid(const NicMatch *m, const MatchCondition *c, const Nic *n, const Machine *machine) {
+        for (size_t i = 0; i < m->n_xids; i++)
+                if (n->xid != CHIP_XID_INVALID &&
+                    (xid_match_test(&m->xids[i], n->xid) || xid_match_test_ext(&m->xids[i], n->xid2)))
+                        return true;
+        return false;
+}
+
+static size_t print_xids(const NicMatch *m, const MatchCondition *c, char *buf, size_t size) {
+        size_t n = 0;
+        for (size_t i = 0; i < m->n_xids && n < size; i++) {
+                char x[32];
+                n += (size_t) snprintf(buf + n, size - n, "%s%s", i ? " " : "", xid_match_to_string(&m->xids[i], x, sizeof(x)));
+        }
+        return n;
+}
+
+static int add_pci_id(NicMatch *m, const MatchCondition *c, const char *w) {
+        return add_id(MEMBER(m, c, IdMatch *), COUNT(m, c), w, false);
+}
+
+static int add_subsystem(NicMatch *m, const MatchCondition *c, const char *w) {
+        return add_id(MEMBER(m, c, IdMatch *), COUNT(m, c), w, true);
+}
+
+static bool test_pci_id(const NicMatch *m, const MatchCondition *c, const Nic *n, const Machine *machine) {
+        return id_match_test(m->pci_ids, m->n_pci_ids, n->vendor, n->device);
+}
+
+static bool test_subsystem(const NicMatch *m, const MatchCondition *c, const Nic *n, const Machine *machine) {
+        return id_match_test(m->subsystems, m->n_subsystems, n->subsys_vendor, n->subsys_device);
+}
+
+static size_t print_ids(const NicMatch *m, const MatchCondition *c, char *buf, size_t size) {
+        const IdMatch *ids = *CMEMBER(m, c, IdMatch *);
+        size_t n = 0;
+
+        for (size_t i = 0; i < CCOUNT(m, c) && n < size; i++)
+                n += ids[i].any_device ? (size_t) snprintf(buf + n, size - n, "%s%04x:*", i ? " " : "", ids[i].vendor)
+                                       : (size_t) snprintf(buf + n, size - n, "%s%04x:%04x", i ? " " : "", ids[i].vendor,
+                                                           ids[i].device);
+        return n;
+}
+
+static int add_driver(NicMatch *m, const MatchCondition *c, const char *w) {
+        return strlen(w) < 64 ? strv_push(&m->drivers, &m->n_drivers, strdup(w)) : -EINVAL;
+}
+
+static bool test_driver(const NicMatch *m, const MatchCondition *c, const Nic *n, const Machine *machine) {
+        for (size_t i = 0; i < m->n_drivers; i++)
+                if (fnmatch(m->drivers[i], n->driver, 0) == 0)
+                        return true;
+        return false;
+}
+
+static size_t print_drivers(const NicMatch *m, const MatchCondition *c, char *buf, size_t size) {
+        size_t n = 0;
+        for (size_t i = 0; i < m->n_drivers && n < size; i++)
+                n += (size_t) snprintf(buf + n, size - n, "%s%s", i ? " " : "", m->drivers[i]);
+        return n;
+}
+
+static void done_drivers(NicMatch *m, const MatchCondition *c) {
+        strv_free(m->drivers, m->n_drivers);
+        m->drivers = NULL;
+        m->n_drivers = 0;
+}
+
+static int add_kernel_word(NicMatch *m, const MatchCondition *c, const char *w) { return add_kernel(m, w); }
+
+static bool test_kernel(const NicMatch *m, const MatchCondition *c, const Nic *n, const Machine *machine) {
+        for (size_t i = 0; i < m->n_kernels; i++)
+                if (machine && kernel_range_test(&m->kernels[i], &machine->kernel))
+                        return true;
+        return false;
+}
+
+static size_t print_kernels(const NicMatch *m, const MatchCondition *c, char *buf, size_t size) {
+        size_t n = 0;
+        for (size_t i = 0; i < m->n_kernels && n < size; i++) {
+                char range[64];
+                n += (size_t) snprintf(buf + n, size - n, "%s%s", i ? " " : "",
+                                       kernel_range_to_string(&m->kernels[i], range, sizeof(range)));
+        }
+        return n;
+}
+
+#define STRING(field) .offset = offsetof(NicMatch, field), .dmi = -1, .print = print_string, .done = done_string
+#define LIST(field) .list = true, .offset = offsetof(NicMatch, field), .count = offsetof(NicMatch, n_##field), .dmi = -1
+#define DMI_CONDITION(id, attr, key, old) \
+        { key, old, "a glob", .offset = offsetof(NicMatch, dmi) + DMI_##id * sizeof(char *), .dmi = DMI_##id, \
+          .add = add_glob, .test = test_dmi, .print = print_string, .done = done_string },
+
+static const MatchCondition conditions[] = {
+        { "match-interface", NULL, "a glob over interface names, like enp*", STRING(interface), .add = add_glob,
+          .test = test_interface },
+        { "match-slot", NULL, "a PCI address like 0000:01:00.0 (or lspci's 01:00.0)", STRING(slot), .add = add_slot,
+          .test = test_slot },
+        { "match-mac", NULL, "xx:xx:xx:xx:xx:xx", STRING(mac), .add = add_mac, .test = test_mac },
+        { "match-chip", NULL, "a glob over chip names, like RTL8168h*", STRING(chip), .add = add_glob, .test = test_chip },
+        { "match-xid", "xid",
+          "XIDs like 541, or VALUE/MASK in 3 hex digits each, like 3c0/7c8; ext:ID[/MASK] for an extended chip's id (7.0), like ext:0",
+          LIST(xids), .add = add_xid_word, .test = test_xid, .print = print_xids, .done = done_list },
+        { "match-pci-id", "pci-id", "vendor:device like 10ec:8168", LIST(pci_ids), .add = add_pci_id, .test = test_pci_id,
+          .print = print_ids, .done = done_list },
+        { "match-subsystem", "subsystem", "vendor:device or vendor:*", LIST(subsystems), .add = add_subsystem,
+          .test = test_subsystem, .print = print_ids, .done = done_list },
+        { "match-driver", NULL, "driver names like r8169 or r8168 (globs)", LIST(drivers), .driver = true, .add = add_driver,
+          .test = test_driver, .print = print_drivers, .done = done_drivers },
+        { "match-kernel", NULL, "kernel release ranges FROM..TO (TO not included), like 5.17..6.1.53 6.4", LIST(kernels),
+          .add = add_kernel_word, .test = test_kernel, .print = print_kernels, .done = done_list },
+        DMI_FIELDS(DMI_CONDITION)
+};
+
+static const MatchCondition *condition_from_key(const char *key) {
+        for (size_t i = 0; i < ELEMENTSOF(conditions); i++)
+                if (streq(key, conditions[i].name) || (conditions[i].legacy && streq(key, conditions[i].legacy)))
+                        return &conditions[i];
+        return NULL;
+}
+
+const char *match_key_canonical(const char *key) {
+        const MatchCondition *c = condition_from_key(key);
+        return c ? c->name : NULL;
+}
+
+const char *match_keys_string(void) {
+        static char buf[1024];
+
+        if (!buf[0])
+                for (size_t i = 0; i < ELEMENTSOF(conditions); i++) {
+                        size_t l = strlen(buf);
+                        snprintf(buf + l, sizeof(buf) - l, "%s%s", i ? ", " : "", conditions[i].name);
+                }
+        return buf;
+}
+
+size_t match_key_count(void) { return ELEMENTSOF(conditions); }
+
+const char *match_key_name(size_t i) { return i < ELEMENTSOF(conditions) ? conditions[i].name : NULL; }
+
+void match_done(NicMatch *m) {
+        for (size_t i = 0; i < ELEMENTSOF(conditions); i++)
+                conditions[i].done(m, &conditions[i]);
+        *m = (NicMatch) {};
+}
+
+int match_parse(NicMatch *m, const char *key, const char *value, char *err, size_t size) {
+        const MatchCondition *c = condition_from_key(key);
+        char bad[64] = "";
+        int r = 0;
+
+        if (!c)
                 return -ENOENT;
-        switch (k) {
-        case MATCH_INTERFACE:
-                r = !*value || strlen(value) > 64 ? -EINVAL : set_string(&m->interface, value);
-                break;
-        case MATCH_SLOT:
-                r = slot_normalize(value, slot);
-                if (r >= 0)
-                        r = set_string(&m->slot, slot);
-                break;
-        case MATCH_MAC:
-                r = mac_valid(value) ? set_string(&m->mac, value) : -EINVAL;
-                for (char *p = r >= 0 ? m->mac : NULL; p && *p; p++)
-                        *p = (char) tolower((unsigned char) *p);
-                break;
-        case MATCH_CHIP:
-                r = *value ? set_string(&m->chip, value) : -EINVAL;
-                break;
-        case MATCH_XID:
-        case MATCH_PCI_ID:
-        case MATCH_SUBSYSTEM:
-        case MATCH_DRIVER:
-        case MATCH_KERNEL: {
+        if (!c->list)
+                r = *value ? c->add(m, c, value) : -EINVAL;
+        else {
                 _cleanup_free_ char *copy = strdup(value);
                 char *save = NULL;
                 size_t words = 0;
@@ -359,20 +511,12 @@ int match_parse(NicMatch *m, const char *key, const char *value, char *err, size
                 if (!copy)
                         return -ENOMEM;
                 for (char *w = strtok_r(copy, " \t", &save); w && r >= 0; w = strtok_r(NULL, " \t", &save), words++) {
-                        r = k == MATCH_XID      ? add_xid(m, w)
-                            : k == MATCH_PCI_ID ? add_id(&m->pci_ids, &m->n_pci_ids, w, false)
-                            : k == MATCH_DRIVER ? (strlen(w) < 64 ? strv_push(&m->drivers, &m->n_drivers, strdup(w)) : -EINVAL)
-                            : k == MATCH_KERNEL ? add_kernel(m, w)
-                                                : add_id(&m->subsystems, &m->n_subsystems, w, true);
+                        r = c->add(m, c, w);
                         if (r < 0)
                                 snprintf(bad, sizeof(bad), "%s", w);
                 }
                 if (r >= 0 && words == 0)
                         r = -EINVAL;
-                break;
-        }
-        default:
-                r = *value ? set_string(&m->dmi[k - MATCH_DMI_FIRST], value) : -EINVAL;
         }
         if (r == -ENOMEM)
                 return r;
@@ -380,18 +524,17 @@ int match_parse(NicMatch *m, const char *key, const char *value, char *err, size
                 if (!*value)
                         snprintf(err, size, "empty %s", key);
                 else
-                        snprintf(err, size, "bad %s \"%s\": expected %s", key, bad[0] ? bad : value, match_keys[k].syntax);
+                        snprintf(err, size, "bad %s \"%s\": expected %s", key, bad[0] ? bad : value, c->syntax);
                 return -EINVAL;
         }
         return 0;
 }
 
 bool match_is_empty(const NicMatch *m) {
-        bool dmi = false;
-        for (int f = 0; f < _DMI_FIELD_MAX; f++)
-                dmi = dmi || m->dmi[f];
-        return !m->interface && !m->slot && !m->mac && !m->chip && m->n_xids == 0 && m->n_pci_ids == 0 &&
-               m->n_subsystems == 0 && m->n_drivers == 0 && m->n_kernels == 0 && !dmi;
+        for (size_t i = 0; i < ELEMENTSOF(conditions); i++)
+                if (is_set(m, &conditions[i]))
+                        return false;
+        return true;
 }
 
 const char *match_drivers_string(const NicMatch *m, char *buf, size_t size) {
@@ -401,52 +544,31 @@ const char *match_drivers_string(const NicMatch *m, char *buf, size_t size) {
         return buf;
 }
 
-static bool driver_test(const NicMatch *m, const Nic *n) {
-        for (size_t i = 0; i < m->n_drivers; i++)
-                if (fnmatch(m->drivers[i], n->driver, 0) == 0)
-                        return true;
-        return m->n_drivers == 0;
-}
-
-bool match_test(const NicMatch *m, const Nic *n, const Machine *machine) {
-        return driver_test(m, n) && match_test_but_driver(m, n, machine);
-}
-
-bool match_test_but_driver(const NicMatch *m, const Nic *n, const Machine *machine) {
-        if (m->slot && !streq(m->slot, n->slot))
-                return false;
-        if (m->mac && !streq(m->mac, n->perm_mac))
-                return false;
-        if (m->chip && (!n->chip || fnmatch(m->chip, n->chip->name, 0) != 0))
-                return false;
-        if (m->n_xids > 0) {
-                bool any = false;
-                for (size_t i = 0; i < m->n_xids && !any; i++)
-                        any = n->xid != CHIP_XID_INVALID &&
-                              (xid_match_test(&m->xids[i], n->xid) || xid_match_test_ext(&m->xids[i], n->xid2));
-                if (!any)
-                        return false;
-        }
-        if (!id_match_test(m->pci_ids, m->n_pci_ids, n->vendor, n->device))
-                return false;
-        if (!id_match_test(m->subsystems, m->n_subsystems, n->subsys_vendor, n->subsys_device))
-                return false;
-        for (int f = 0; f < _DMI_FIELD_MAX; f++)
-                if (m->dmi[f] && (!machine || !machine->dmi[f][0] || fnmatch(m->dmi[f], machine->dmi[f], 0) != 0))
-                        return false;
-        if (m->n_kernels > 0) {
-                bool any = false;
-                for (size_t i = 0; i < m->n_kernels && !any; i++)
-                        any = machine && kernel_range_test(&m->kernels[i], &machine->kernel);
-                if (!any)
-                        return false;
-        }
-        if (m->interface) {
-                bool any = false;
-                for (size_t i = 0; i < n->n_ifnames && !any; i++)
-                        any = fnmatch(m->interface, n->ifnames[i], 0) == 0;
-                if (!any)
+static bool test_all(const NicMatch *m, const Nic *n, const Machine *machine, bool with_driver) {
+        for (size_t i = 0; i < ELEMENTSOF(conditions); i++) {
+                const MatchCondition *c = &conditions[i];
+                if ((c->driver && !with_driver) || !is_set(m, c))
+                        continue;
+                if (!c->test(m, c, n, machine))
                         return false;
         }
         return true;
+}
+
+bool match_test(const NicMatch *m, const Nic *n, const Machine *machine) { return test_all(m, n, machine, true); }
+
+bool match_test_but_driver(const NicMatch *m, const Nic *n, const Machine *machine) {
+        return test_all(m, n, machine, false);
+}
+
+void match_print(const NicMatch *m, FILE *f, const char *indent) {
+        for (size_t i = 0; i < ELEMENTSOF(conditions); i++) {
+                const MatchCondition *c = &conditions[i];
+                char buf[1024];
+
+                if (!is_set(m, c))
+                        continue;
+                c->print(m, c, buf, sizeof(buf));
+                fprintf(f, "%s%s = %s\n", indent, c->name, buf);
+        }
 }

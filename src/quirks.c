@@ -2,6 +2,7 @@
 #include <fnmatch.h>
 #include <ctype.h>
 
+#include "keys.h"
 #include "quirks.h"
 
 bool quirk_matches(const Quirk *q, const Nic *n, const Machine *m) {
@@ -29,54 +30,15 @@ void quirk_db_done(QuirkDb *db) {
         *db = (QuirkDb) {};
 }
 
-/* Where a key was first given in the current section: a second one is reported with both lines. */
-typedef struct SeenKey {
-        char key[40]; /* canonical */
-        unsigned line;
-} SeenKey;
+typedef struct QuirkKey QuirkKey;
 
 typedef struct Loader {
         QuirkDb *db;
-        ssize_t current;       /* index of the quirk whose section we are in, -1 if none */
-        size_t first_of_file;  /* quirks before this index come from earlier files */
-        const char *last_key;  /* for continuation lines */
-        SeenKey seen[_KNOB_MAX + 32];
-        size_t n_seen;
+        ssize_t current;          /* index of the quirk whose section we are in, -1 if none */
+        size_t first_of_file;     /* quirks before this index come from earlier files */
+        const QuirkKey *last_key; /* the key an indented line continues, NULL: none may */
+        SeenKeys seen;
 } Loader;
-
-enum {
-        KEY_PROFILES = _KNOB_MAX, KEY_REASON, KEY_REFERENCE, KEY_SKIP, KEY_MATCH, KEY_KERNEL_DEFAULT_SINCE, KEY_LINK_POWER,
-        KEY_EVIDENCE, KEY_COUNTER_EVIDENCE,
-};
-
-/* The keys whose text may go on over indented lines, and where each keeps it. */
-static char **text_field(Quirk *q, const char *key) {
-        return streq(key, "reason")             ? &q->reason
-               : streq(key, "evidence")         ? &q->evidence
-               : streq(key, "counter-evidence") ? &q->counter_evidence
-                                                : NULL;
-}
-
-static int key_index(const char *key) {
-        static const struct {
-                const char *name;
-                int idx;
-        } keys[] = {
-                { "profiles", KEY_PROFILES }, { "reason", KEY_REASON }, { "reference", KEY_REFERENCE }, { "skip", KEY_SKIP },
-                { "kernel-default-since", KEY_KERNEL_DEFAULT_SINCE }, { "link-power", KEY_LINK_POWER },
-                { "evidence", KEY_EVIDENCE }, { "counter-evidence", KEY_COUNTER_EVIDENCE },
-        };
-        KnobId k = knob_from_name(key);
-
-        if (k >= 0)
-                return k;
-        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
-                if (streq(key, keys[i].name))
-                        return keys[i].idx;
-        if (match_key_canonical(key))
-                return KEY_MATCH;
-        return -ENOENT;
-}
 
 static bool is_valid_id(const char *s) {
         if (!*s || strlen(s) > 64)
@@ -156,30 +118,103 @@ static int append_text(char **field, const char *value) {
         return 0;
 }
 
+/* A key's parser: the value (or an indented line that continues it) is checked and stored, or a complaint is added. */
+typedef void (*quirk_parser)(Quirk *q, const QuirkKey *k, const char *file, unsigned line, const char *value, Diagnostics *d);
+
+struct QuirkKey {
+        const char *name;
+        quirk_parser parse;
+        size_t offset;  /* of the text it keeps in Quirk, for the text keys */
+        bool continues; /* indented lines continue it */
+};
+
+static void parse_profiles(Quirk *q, const QuirkKey *k, const char *file, unsigned line, const char *value, Diagnostics *d) {
+        WordCtx wc = { .q = q };
+        if (for_each_word(value, add_profile, &wc) < 0)
+                diag_add(d, file, line, "bad profile \"%s\": a quirk belongs to performance and/or powersave "
+                         "(balanced picks one of them)", wc.bad ?: value);
+}
+
+static void parse_skip(Quirk *q, const QuirkKey *k, const char *file, unsigned line, const char *value, Diagnostics *d) {
+        WordCtx wc = { .q = q };
+        if (for_each_word(value, add_skip, &wc) < 0)
+                diag_add(d, file, line, "bad skip \"%s\": not a knob", wc.bad ?: value);
+}
+
+static void parse_text(Quirk *q, const QuirkKey *k, const char *file, unsigned line, const char *value, Diagnostics *d) {
+        (void) append_text((char **) ((char *) q + k->offset), value);
+}
+
+static void parse_reference(Quirk *q, const QuirkKey *k, const char *file, unsigned line, const char *value, Diagnostics *d) {
+        WordCtx wc = { .q = q };
+        if (for_each_word(value, check_reference, &wc) < 0)
+                diag_add(d, file, line, "reference \"%s\" is not an http(s) URL", wc.bad ?: value);
+        else
+                parse_text(q, k, file, line, value, d);
+}
+
+static void parse_kernel_default_since(Quirk *q, const QuirkKey *k, const char *file, unsigned line, const char *value,
+                                       Diagnostics *d) {
+        if (kernel_version_parse_strict(value, &q->kernel_default_since) < 0)
+                diag_add(d, file, line, "bad kernel-default-since \"%s\": expected a kernel release like 6.2", value);
+}
+
+static void parse_link_power(Quirk *q, const QuirkKey *k, const char *file, unsigned line, const char *value, Diagnostics *d) {
+        /* Only a way to keep dynamic link power away from a chip: L1 unsafe there. */
+        if (streq(value, "static"))
+                q->link_power_static = true;
+        else
+                diag_add(d, file, line, "bad link-power \"%s\": a quirk can only keep a chip static", value);
+}
+
+/* An entry's own keys, as config.c keeps the configuration's; knob and match-* keys come from their tables. */
+static const QuirkKey quirk_keys[] = {
+        { "profiles", parse_profiles, 0, false },
+        { "skip", parse_skip, 0, false },
+        { "kernel-default-since", parse_kernel_default_since, 0, false },
+        { "link-power", parse_link_power, 0, false },
+        { "reason", parse_text, offsetof(Quirk, reason), true },
+        { "evidence", parse_text, offsetof(Quirk, evidence), true },
+        { "counter-evidence", parse_text, offsetof(Quirk, counter_evidence), true },
+        { "reference", parse_reference, offsetof(Quirk, reference), true },
+};
+
+static const QuirkKey *quirk_key(const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(quirk_keys); i++)
+                if (streq(name, quirk_keys[i].name))
+                        return &quirk_keys[i];
+        return NULL;
+}
+
+/* [id]: a new entry, or none when the id is refused (its lines are then ignored, said once). */
+static void on_quirk_section(Loader *l, const char *file, unsigned line, const char *section, Diagnostics *d) {
+        QuirkDb *db = l->db;
+        Quirk *nq;
+
+        l->current = -1;
+        l->last_key = NULL;
+        keys_reset(&l->seen);
+        if (!is_valid_id(section)) {
+                diag_add(d, file, line, "quirk id \"%s\" must be letters, digits, '-', '_' or '.', entry ignored", section);
+                return;
+        }
+        nq = reallocarray(db->quirks, db->n + 1, sizeof(Quirk));
+        if (!nq)
+                return;
+        db->quirks = nq;
+        db->quirks[db->n] = (Quirk) { .id = strdup(section), .file = db->files[db->n_files - 1], .line = line };
+        l->current = (ssize_t) db->n++;
+}
+
 static void on_quirk_line(void *userdata, const char *file, unsigned line, const char *section, const char *key,
                           const char *value, bool continuation, Diagnostics *d) {
         Loader *l = userdata;
-        QuirkDb *db = l->db;
-        WordCtx wc = {};
+        const QuirkKey *qk;
+        KnobId k;
         Quirk *q;
-        int idx, r = 0;
 
-        if (!key) { /* a new section: a new entry */
-                Quirk *nq;
-                l->current = -1;
-                l->last_key = NULL;
-                l->n_seen = 0;
-                if (!is_valid_id(section)) {
-                        diag_add(d, file, line, "quirk id \"%s\" must be letters, digits, '-', '_' or '.', entry ignored", section);
-                        return;
-                }
-                nq = reallocarray(db->quirks, db->n + 1, sizeof(Quirk));
-                if (!nq)
-                        return;
-                db->quirks = nq;
-                q = &db->quirks[db->n];
-                *q = (Quirk) { .id = strdup(section), .file = db->files[db->n_files - 1], .line = line };
-                l->current = (ssize_t) db->n++;
+        if (!key) {
+                on_quirk_section(l, file, line, section, d);
                 return;
         }
         if (l->current < 0) {
@@ -187,115 +222,45 @@ static void on_quirk_line(void *userdata, const char *file, unsigned line, const
                         diag_add(d, file, line, "\"%s\" outside of a [quirk-id] section, ignored", key);
                 return; /* inside a refused section: already reported */
         }
-        q = &db->quirks[l->current];
-        wc.q = q;
-
+        q = &l->db->quirks[l->current];
         if (continuation) {
-                if (l->last_key && streq(l->last_key, "reference")) {
-                        if (for_each_word(value, check_reference, &wc) < 0)
-                                diag_add(d, file, line, "reference \"%s\" is not an http(s) URL", wc.bad ?: value);
-                        else
-                                (void) append_text(&q->reference, value);
-                } else if (l->last_key && text_field(q, l->last_key))
-                        (void) append_text(text_field(q, l->last_key), value);
+                if (l->last_key)
+                        l->last_key->parse(q, l->last_key, file, line, value, d);
                 else
                         diag_add(d, file, line, "only reason, evidence, counter-evidence and reference may continue on the next line");
                 return;
         }
-
-        idx = key_index(key);
-        if (idx < 0) {
-                const char *candidates[_KNOB_MAX + 24] = { "profiles", "reason", "reference", "skip", "kernel-default-since",
-                                                              "link-power", "evidence", "counter-evidence" }, *guess;
-                char mbuf[512];
-                size_t nc = 8;
-
-                for (int i = 0; i < _KNOB_MAX; i++)
-                        candidates[nc++] = knob_get(i)->name;
-                snprintf(mbuf, sizeof(mbuf), "%s", match_keys_string());
-                for (char *save = NULL, *w = strtok_r(mbuf, ", ", &save); w && nc < ELEMENTSOF(candidates);
-                     w = strtok_r(NULL, ", ", &save))
-                        candidates[nc++] = w;
-                guess = closest_word(key, candidates, nc);
-                if (guess)
-                        diag_add(d, file, line, "unknown key \"%s\"; did you mean \"%s\"?", key, guess);
-                else
-                        diag_add(d, file, line, "unknown key \"%s\"", key);
-                l->last_key = NULL;
+        l->last_key = NULL;
+        k = knob_from_name(key);
+        if (k >= 0) {
+                if (!keys_repeated(&l->seen, d, file, line, key, q->id) &&
+                    keys_knob_value(d, file, line, k, key, value, &q->value[k]) >= 0)
+                        q->set[k] = true;
                 return;
         }
-        {
-                const char *canonical = idx == KEY_MATCH ? match_key_canonical(key) : key;
-                for (size_t i = 0; i < l->n_seen; i++)
-                        if (streq(l->seen[i].key, canonical)) {
-                                diag_add(d, file, line, "\"%s\" given twice in [%s] (first at line %u)", key, q->id,
-                                         l->seen[i].line);
-                                return;
-                        }
-                if (l->n_seen < ELEMENTSOF(l->seen)) {
-                        snprintf(l->seen[l->n_seen].key, sizeof(l->seen[l->n_seen].key), "%s", canonical);
-                        l->seen[l->n_seen++].line = line;
-                }
-        }
-        l->last_key = idx == KEY_REASON             ? "reason"
-                      : idx == KEY_REFERENCE          ? "reference"
-                      : idx == KEY_EVIDENCE           ? "evidence"
-                      : idx == KEY_COUNTER_EVIDENCE   ? "counter-evidence"
-                                                      : NULL;
-
-        if (idx < _KNOB_MAX) {
-                r = knob_parse_value(idx, value, &q->value[idx]);
-                if (r < 0) {
-                        char syntax[80];
-                        diag_add(d, file, line, "bad value \"%s\" for %s: %s%s", value, key,
-                                 r == -ERANGE ? "out of range, expected " : "expected ", knob_value_syntax(idx, syntax, sizeof(syntax)));
-                } else
-                        q->set[idx] = true;
-                return;
-        }
-        switch (idx) {
-        case KEY_PROFILES:
-                r = for_each_word(value, add_profile, &wc);
-                if (r < 0)
-                        diag_add(d, file, line, "bad profile \"%s\": a quirk belongs to performance and/or powersave "
-                                 "(balanced picks one of them)", wc.bad ?: value);
-                break;
-        case KEY_SKIP:
-                r = for_each_word(value, add_skip, &wc);
-                if (r < 0)
-                        diag_add(d, file, line, "bad skip \"%s\": not a knob", wc.bad ?: value);
-                break;
-        case KEY_REASON:
-        case KEY_EVIDENCE:
-        case KEY_COUNTER_EVIDENCE:
-                (void) append_text(text_field(q, l->last_key), value);
-                break;
-        case KEY_REFERENCE:
-                r = for_each_word(value, check_reference, &wc);
-                if (r < 0)
-                        diag_add(d, file, line, "reference \"%s\" is not an http(s) URL", wc.bad ?: value);
-                else
-                        (void) append_text(&q->reference, value);
-                break;
-        case KEY_KERNEL_DEFAULT_SINCE:
-                if (kernel_version_parse_strict(value, &q->kernel_default_since) < 0)
-                        diag_add(d, file, line, "bad kernel-default-since \"%s\": expected a kernel release like 6.2", value);
-                break;
-        case KEY_LINK_POWER:
-                /* Only a way to keep dynamic link power away from a chip: L1 unsafe there. */
-                if (streq(value, "static"))
-                        q->link_power_static = true;
-                else
-                        diag_add(d, file, line, "bad link-power \"%s\": a quirk can only keep a chip static", value);
-                break;
-        case KEY_MATCH: {
+        if (match_key_canonical(key)) {
                 char err[256];
+                int r;
+                if (keys_repeated(&l->seen, d, file, line, match_key_canonical(key), q->id))
+                        return;
                 r = match_parse(&q->match, key, value, err, sizeof(err));
                 if (r < 0)
                         diag_add(d, file, line, "%s", r == -ENOMEM ? strerror(ENOMEM) : err);
-                break;
+                return;
         }
+        qk = quirk_key(key);
+        if (!qk) {
+                const char *own[ELEMENTSOF(quirk_keys)];
+                for (size_t i = 0; i < ELEMENTSOF(quirk_keys); i++)
+                        own[i] = quirk_keys[i].name;
+                keys_unknown(d, file, line, key, q->id, own, ELEMENTSOF(own), true);
+                return;
         }
+        if (keys_repeated(&l->seen, d, file, line, key, q->id))
+                return;
+        if (qk->continues)
+                l->last_key = qk;
+        qk->parse(q, qk, file, line, value, d);
 }
 
 /* The drivers an entry may name: r8169 and Realtek's own out-of-tree ones (r8168, r8125, r8126, r8101). */

@@ -606,59 +606,43 @@ void report_plan_text(FILE *f, const PlanReport *r) {
         }
 }
 
-static void quirk_match_text(const Quirk *q, char *buf, size_t size) {
-        size_t n = 0;
-        for (size_t i = 0; i < q->match.n_xids && n < size; i++) {
-                char x[32];
-                n += (size_t) snprintf(buf + n, size - n, "%s%s", i ? " " : "", xid_match_to_string(&q->match.xids[i], x, sizeof(x)));
-        }
-}
-
+/* An entry as its file says it: the same keys, one per line, the lists on one line. */
 void report_quirk_text(FILE *f, const Quirk *q) {
-        char xids[512] = "", v[KNOB_VALUE_MAX];
+        char v[KNOB_VALUE_MAX];
 
-        quirk_match_text(q, xids, sizeof(xids));
-        fprintf(f, "[%s]  %s:%u\n  xid: %s\n", q->id, q->file, q->line, xids);
-        for (size_t i = 0; i < q->match.n_pci_ids; i++)
-                fprintf(f, "  pci-id: %04x:%04x\n", q->match.pci_ids[i].vendor, q->match.pci_ids[i].device);
-        for (int d = 0; d < _DMI_FIELD_MAX; d++)
-                if (q->match.dmi[d])
-                        fprintf(f, "  dmi %s: %s\n", dmi_field_to_string(d), q->match.dmi[d]);
-        if (q->match.n_drivers > 0) {
-                char drivers[128];
-                fprintf(f, "  driver: %s\n", match_drivers_string(&q->match, drivers, sizeof(drivers)));
-        }
-        if (q->match.n_kernels > 0) {
-                fputs("  kernel:", f);
-                for (size_t i = 0; i < q->match.n_kernels; i++) {
-                        char range[64];
-                        fprintf(f, " %s", kernel_range_to_string(&q->match.kernels[i], range, sizeof(range)));
-                }
-                fputc('\n', f);
-        }
-        if (q->kernel_default_since.known) {
-                char since[24];
-                fprintf(f, "  r8169 does this itself since: %s\n", kernel_version_to_string(&q->kernel_default_since, since, sizeof(since)));
-        }
-        fputs("  profiles:", f);
+        fprintf(f, "[%s]  %s:%u\n", q->id, q->file, q->line);
+        match_print(&q->match, f, "  ");
+        fputs("  profiles =", f);
         for (int p = 0; p < _PROFILE_MAX; p++)
                 if (q->profiles[p])
                         fprintf(f, " %s", profile_to_string(p));
         fputc('\n', f);
-        for (int k = 0; k < _KNOB_MAX; k++) {
+        for (int k = 0; k < _KNOB_MAX; k++)
                 if (q->set[k])
                         fprintf(f, "  %s = %s\n", knob_get(k)->name, knob_format_value(k, q->value[k], v, sizeof(v)));
-                if (q->skip[k])
-                        fprintf(f, "  %s: not touched\n", knob_get(k)->name);
+        {
+                bool any = false;
+                for (int k = 0; k < _KNOB_MAX; k++)
+                        if (q->skip[k]) {
+                                fprintf(f, "%s %s", any ? "" : "  skip =", knob_get(k)->name);
+                                any = true;
+                        }
+                if (any)
+                        fputs(" (the driver refuses them: not touched)\n", f);
         }
         if (q->link_power_static)
                 fputs("  link-power = static (dynamic link power does not switch L1 on this chip)\n", f);
-        fprintf(f, "  reason: %s\n", q->reason);
+        if (q->kernel_default_since.known) {
+                char since[24];
+                fprintf(f, "  kernel-default-since = %s (r8169 does this itself from that release)\n",
+                        kernel_version_to_string(&q->kernel_default_since, since, sizeof(since)));
+        }
+        fprintf(f, "  reason = %s\n", q->reason);
         if (q->evidence)
-                fprintf(f, "  evidence: %s\n", q->evidence);
+                fprintf(f, "  evidence = %s\n", q->evidence);
         if (q->counter_evidence)
-                fprintf(f, "  counter-evidence: %s\n", q->counter_evidence);
-        fprintf(f, "  reference: %s\n", q->reference);
+                fprintf(f, "  counter-evidence = %s\n", q->counter_evidence);
+        fprintf(f, "  reference = %s\n", q->reference);
 }
 
 void report_quirk_grounds_text(FILE *f, const Quirk *q, const char *first) {

@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 
 #include "backend.h"
+#include "machine.h"
 #include "sysroot.h"
 
 struct Sysroot {
@@ -18,8 +19,10 @@ static const char *const readable[] = {
         "vendor", "device", "subsystem_vendor", "subsystem_device", "revision", "class",
         "resource", "resource[0-9]", "address", "addr_assign_type", "ifindex", "carrier",
         "operstate", "flags", "type", "online", "scope", "status", "uevent",
-        "sys_vendor", "product_name", "product_version", "board_vendor", "board_name", "bios_version",
-        "policy", "tx_timeout",
+        "product_version", "bios_version", "policy", "tx_timeout",
+#define DMI_ATTR(id, attr, key, old) attr,
+        DMI_FIELDS(DMI_ATTR) /* what the match conditions read */
+#undef DMI_ATTR
 };
 /* The only attributes r8169-tuned ever writes: the knobs whose backend is a sysfs attribute. */
 static bool attr_writable(const char *attr) {

@@ -160,6 +160,80 @@ static void test_match_forms(void **state) {
         match_done(&m);
 }
 
+/*
+ * Every condition of the table, through the one interface: a value parses, is printed back
+ * as a file says it, makes the match non-empty, tests true on a NIC and machine it describes
+ * and false on one it does not, and is freed.
+ */
+static void test_match_conditions(void **state) {
+        static const struct {
+                const char *key, *value;
+        } cases[] = {
+                { "match-interface", "enp*" },        { "match-slot", "0000:01:00.0" },
+                { "match-mac", "f4:93:9f:f0:a5:f5" }, { "match-chip", "RTL8168h*" },
+                { "match-xid", "541/7cf" },           { "match-pci-id", "10ec:8168" },
+                { "match-subsystem", "17aa:*" },      { "match-driver", "r8169" },
+                { "match-kernel", "6.1..6.2" },       { "match-dmi-sys-vendor", "LENOVO" },
+                { "match-dmi-product-name", "10VG*" }, { "match-dmi-product-family", "ThinkCentre M*" },
+                { "match-dmi-board-vendor", "LEN*" }, { "match-dmi-board-name", "3136" },
+        };
+        Nic n = { .slot = "0000:01:00.0", .vendor = 0x10ec, .device = 0x8168, .subsys_vendor = 0x17aa,
+                  .subsys_device = 0x3098, .driver = "r8169", .ifnames = { "enp1s0" }, .n_ifnames = 1,
+                  .perm_mac = "f4:93:9f:f0:a5:f5", .xid = 0x541, .xid2 = CHIP_XID2_INVALID };
+        Machine yes = { .dmi = { [DMI_SYS_VENDOR] = "LENOVO", [DMI_PRODUCT_NAME] = "10VGS02P00",
+                                 [DMI_PRODUCT_FAMILY] = "ThinkCentre M720s", [DMI_BOARD_VENDOR] = "LENOVO",
+                                 [DMI_BOARD_NAME] = "3136" },
+                        .kernel = { 6, 1, 40, true } };
+        Machine no = { .dmi = { [DMI_SYS_VENDOR] = "Dell Inc.", [DMI_PRODUCT_NAME] = "OptiPlex",
+                                [DMI_PRODUCT_FAMILY] = "OptiPlex", [DMI_BOARD_VENDOR] = "Dell Inc.", [DMI_BOARD_NAME] = "0X" },
+                       .kernel = { 6, 6, 0, true } };
+        Nic other = n;
+
+        n.chip = chip_lookup(0x541, CHIP_XID2_INVALID, 0x10ec, 0x8168);
+        other.chip = chip_lookup(0x509, CHIP_XID2_INVALID, 0x10ec, 0x8168);
+        memcpy(other.slot, "0000:02:00.0", PCI_SLOT_LEN);
+        memcpy(other.ifnames[0], "wlp2s0", 7);
+        memcpy(other.perm_mac, "00:00:00:00:00:01", 18);
+        memcpy(other.driver, "r8168", 6);
+        other.xid = 0x509;
+        other.device = 0x8136;
+        other.subsys_vendor = 0x1028;
+
+        assert_int_equal(match_key_count(), ELEMENTSOF(cases)); /* a new row needs its case here */
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                NicMatch m = {};
+                char err[256], *text = NULL, want[256];
+                size_t len = 0;
+                FILE *f;
+
+                assert_string_equal(match_key_name(i), cases[i].key);
+                assert_true(match_is_empty(&m));
+                assert_int_equal(match_parse(&m, cases[i].key, cases[i].value, err, sizeof(err)), 0);
+                assert_false(match_is_empty(&m));
+                f = open_memstream(&text, &len);
+                match_print(&m, f, "");
+                fclose(f);
+                snprintf(want, sizeof(want), "%s = %s\n", cases[i].key, cases[i].value);
+                assert_string_equal(text, want);
+                free(text);
+                assert_true(match_test(&m, &n, &yes));
+                assert_false(match_test(&m, &other, &no));
+                assert_int_equal(match_parse(&m, cases[i].key, "", err, sizeof(err)), -EINVAL);
+                assert_non_null(strstr(err, "empty"));
+                match_done(&m);
+                assert_true(match_is_empty(&m));
+        }
+        /* A DMI field the machine does not have never matches, whatever the glob. */
+        {
+                NicMatch m = {};
+                char err[256];
+                Machine blank = {};
+                assert_int_equal(match_parse(&m, "match-dmi-product-family", "*", err, sizeof(err)), 0);
+                assert_false(match_test(&m, &n, &blank));
+                match_done(&m);
+        }
+}
+
 static void test_config_dropins(void **state) {
         const char *main_conf = write_file("drop.conf", "[global]\nprofile = powersave\n");
         Diagnostics d = {};
@@ -216,6 +290,32 @@ static void test_quirk_complaints(void **state) {
         assert_true(diag_has(&d, "a.conf:13: unknown key \"foo\""));
         assert_true(diag_has(&d, "b.conf:1: duplicate quirk id \"dup\""));
         assert_true(diag_has(&d, "b.conf:8: [clash] contradicts [dup]"));
+        quirk_db_done(&db);
+        diag_done(&d);
+}
+
+/* Quirk files and the configuration complain in the same words (keys.c). */
+static void test_quirk_key_words(void **state) {
+        Diagnostics d = {};
+        QuirkDb db;
+        char dir[512];
+
+        write_file("q4/a.conf", "[x]\nmatch-xid = 541\nprofiles = powersave\nclkpm = 0\nclkpm = 1\n"   /* 5 */
+                                "xid = 509\nreason = r\nreference = https://x/1\nskip = eee\n"          /* 6..9 */
+                                "  tso\nrefrence = https://x/2\nclkpm_ = 1\nl1_aspm = 2\n");            /* 10..13 */
+        snprintf(dir, sizeof(dir), "%s/q4", tmpdir);
+        load_quirks(dir, &db, &d);
+        diag_print(&d, stderr);
+        assert_true(diag_has(&d, "a.conf:5: clkpm given twice in [x] (first at line 4)"));
+        assert_true(diag_has(&d, "a.conf:6: match-xid given twice in [x] (first at line 2)")); /* the old spelling is the same key */
+        assert_true(diag_has(&d, "a.conf:10: only reason, evidence, counter-evidence and reference may continue"));
+        assert_true(diag_has(&d, "a.conf:11: unknown key \"refrence\" in [x]; did you mean \"reference\"?"));
+        assert_true(diag_has(&d, "a.conf:12: unknown key \"clkpm_\" in [x]; did you mean \"clkpm\"?"));
+        assert_true(diag_has(&d, "a.conf:13: bad value \"2\" for l1_aspm: expected"));
+        assert_int_equal(db.n, 1);
+        assert_int_equal(db.quirks[0].value[KNOB_CLKPM], 0); /* the first line stands */
+        assert_true(db.quirks[0].skip[KNOB_EEE]);
+        assert_false(db.quirks[0].skip[KNOB_TSO]);
         quirk_db_done(&db);
         diag_done(&d);
 }
@@ -639,7 +739,8 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_config_ok),          cmocka_unit_test(test_config_every_complaint),
                 cmocka_unit_test(test_config_duplicates), cmocka_unit_test(test_match_forms), cmocka_unit_test(test_config_dropins),     cmocka_unit_test(test_quirk_complaints),
-                cmocka_unit_test(test_quirk_evidence),
+                cmocka_unit_test(test_quirk_evidence),    cmocka_unit_test(test_match_conditions),
+                cmocka_unit_test(test_quirk_key_words),
                 cmocka_unit_test(test_quirk_override_dir),
                 cmocka_unit_test(test_xid_match_semantics), cmocka_unit_test(test_plan), cmocka_unit_test(test_plan_link_power), cmocka_unit_test(test_plan_knobs_needed),
                 cmocka_unit_test(test_profile_resolve),
