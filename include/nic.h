@@ -94,6 +94,13 @@ typedef struct IdentifyContext {
 
 void identify_context_done(IdentifyContext *ctx);
 
+typedef struct sd_device sd_device;
+/*
+ * Whether a network interface nobody knows may belong to a Realtek NIC: its parent is a PCI
+ * function in r8169's ID table. veths, bridges, Wi-Fi and other vendors' NICs are not.
+ */
+bool nic_net_device_may_be_ours(sd_device *d);
+
 /* The tx watchdog's timeouts of the NIC's interface, summed over its queues (queues/tx-N/tx_timeout). */
 int nic_read_tx_timeouts(const Sysroot *root, const Nic *n, uint64_t *ret);
 

@@ -5,6 +5,7 @@
 #include <pci/pci.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <systemd/sd-device.h>
 
 #include "log.h"
 #include "nic.h"
@@ -375,4 +376,27 @@ int nic_read_tx_timeouts(const Sysroot *root, const Nic *n, uint64_t *ret) {
                 return -ENOENT;
         *ret = sum;
         return 0;
+}
+
+/*
+ * Whether an interface nobody knows may belong to a Realtek NIC: its parent is a PCI
+ * function in r8169's ID table. veths, bridges, Wi-Fi and other vendors' NICs do not
+ * cost a rescan.
+ */
+bool nic_net_device_may_be_ours(sd_device *d) {
+        const char *subsystem, *v, *dv, *sv, *sd;
+        uint64_t vendor, device, subsys_vendor = 0, subsys_device = 0;
+        sd_device *parent;
+
+        if (sd_device_get_parent(d, &parent) < 0 || sd_device_get_subsystem(parent, &subsystem) < 0 ||
+            !streq(subsystem, "pci"))
+                return false;
+        if (sd_device_get_sysattr_value(parent, "vendor", &v) < 0 || sd_device_get_sysattr_value(parent, "device", &dv) < 0 ||
+            parse_sysfs_number(v, &vendor) < 0 || parse_sysfs_number(dv, &device) < 0)
+                return true; /* cannot tell: look */
+        if (sd_device_get_sysattr_value(parent, "subsystem_vendor", &sv) >= 0)
+                (void) parse_sysfs_number(sv, &subsys_vendor);
+        if (sd_device_get_sysattr_value(parent, "subsystem_device", &sd) >= 0)
+                (void) parse_sysfs_number(sd, &subsys_device);
+        return chip_pci_id_known((uint16_t) vendor, (uint16_t) device, (uint16_t) subsys_vendor, (uint16_t) subsys_device);
 }

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include "apply.h"
+#include "context.h"
+#include "ethtool-nl.h"
+#include "linkpower.h"
+
+/*
+ * One NIC as the daemon keeps it between events: what discovery found, what rtnetlink said
+ * of each of its interfaces, what the last apply left in each knob, and its dynamic link
+ * power. Its operations act on it and say what work they need of the manager (queue an
+ * apply, run it at once, try again shortly, look at the sampling timer) instead of calling
+ * back into it: the manager keeps the loop, the event sources and the queue (as networkd
+ * splits networkd-manager.c from networkd-link.c).
+ */
+
+/* One interface of the NIC (Nic.ifnames[k]), as rtnetlink last said. */
+typedef struct LinkIface {
+        int ifindex;    /* 0: not there, or not told of */
+        /*
+         * rtnetlink said it is not there (a dump that did not list it, RTM_DELLINK): ethtool is
+         * not asked for it. An interface it has not told of (found by a rescan, renamed) is
+         * not "absent": it goes by name, as the commands do.
+         */
+        bool absent;
+        bool up;        /* IFF_UP */
+        bool carrier;   /* IFF_LOWER_UP */
+        unsigned seen;  /* the last link dump that listed it */
+} LinkIface;
+
+/* Dynamic link power of one NIC: sampled while the link is up and the plan puts it in charge. */
+typedef struct LinkPowerControl {
+        LinkPower lp;
+        bool init;             /* lp has this configuration's parameters */
+        bool in_charge;        /* the last plan put link power in charge of L1 */
+        bool active;           /* in charge and the link has carrier: sampled by the timer */
+        const char *stopped;   /* why it stopped for this link until a reload, NULL: it did not */
+        PlanLinkPower plan;    /* the L1 substates as first found (what the plan gives back) */
+        bool found_read;
+        bool record;           /* a record may exist: ours, or a daemon's before this one */
+        uint64_t expect;       /* link/l1_aspm as read back after our last apply */
+        uint64_t summary_usec; /* the last hourly summary */
+} LinkPowerControl;
+
+typedef struct Link {
+        Nic nic;
+        LinkIface ifaces[NIC_MAX_IFNAMES];
+        KnobState knobs[_KNOB_MAX];
+        unsigned failed, unsupported, waiting; /* of the last apply */
+        LinkPowerControl power;
+        /* Work the manager has queued for it. */
+        bool dirty;           /* re-apply at the next idle moment */
+        unsigned drift_check; /* backends (1 << id) a notification said something changed in */
+        bool queued;          /* in the manager's queue */
+} Link;
+
+/* What an operation needs the manager to do; 0: nothing. */
+typedef enum LinkWork {
+        LINK_WORK_QUEUE = 1 << 0, /* dirty or drift_check was set: queue the link for the worker */
+        LINK_WORK_NOW = 1 << 1,   /* and run it at once (an interface appeared or came up) */
+        LINK_WORK_RETRY = 1 << 2, /* another writer holds the NIC: look again shortly */
+} LinkWork;
+
+/* What every link shares: the policy and backends, the state directory, the packet counters. */
+typedef struct LinkEnv {
+        Context *c;
+        const Options *opts;
+        unsigned writes; /* test seam: writes so far, across every apply and restore */
+        /* The monotonic clock in µs; NULL: CLOCK_MONOTONIC (a seam for tests, as packets is). */
+        uint64_t (*clock)(void);
+        /* rx + tx packets of an interface by ifindex; NULL: rtnetlink's IFLA_STATS64. */
+        int (*packets)(struct LinkEnv *e, int ifindex, uint64_t *ret);
+        struct nl_sock *stats; /* rtnetlink, opened at the first sample */
+        bool stats_warned;
+} LinkEnv;
+
+void link_env_done(LinkEnv *e);
+
+/* A NIC discovery found for the first time: to be applied, its chip identified. */
+void link_init(Link *l, const Nic *n, bool record_possible);
+/*
+ * A NIC a rescan found again (same slot, MAC and XID): what was known of old carries over,
+ * what rtnetlink said of an interface follows its name (a renamed one is applied again).
+ */
+LinkWork link_merge(Link *l, const Link *old, const Nic *found);
+/* A reload: what other tools took over comes back to the configuration; link power may run again. */
+void link_reload(Link *l);
+
+/* Read, plan, write and record as the only writer of this NIC (never waits for the lock). */
+LinkWork link_apply(Link *l, LinkEnv *e);
+/* Drift: what the backends that notified hold now, against what the last apply held. */
+LinkWork link_check_drift(Link *l, LinkEnv *e, unsigned backends);
+/* An ethtool notification of these backends with its features (NULL: not decoded): backends still to read. */
+unsigned link_ethtool_notified(const Link *l, unsigned backends, const EthtoolFeatures *features);
+/* Whether knob k, of one of these backends, is held at a value the kernel no longer has. */
+bool link_knob_drifted(const Link *l, unsigned backends, KnobId k, const KnobReading now[_KNOB_MAX]);
+
+/* rtnetlink: interface k is there (ifindex, flags), or is gone. */
+LinkWork link_iface_changed(Link *l, LinkEnv *e, size_t k, int ifindex, bool up, bool carrier);
+LinkWork link_iface_removed(Link *l, LinkEnv *e, size_t k, int ifindex);
+/* An interface a dump did not list, or every one (notifications were lost and no dump could be had). */
+void link_forget_absent(Link *l);
+
+/* One period of dynamic link power: tx timeouts, L1 as we left it, the packet counters. */
+LinkWork link_sample_power(Link *l, LinkEnv *e, uint64_t now_usec);
+
+/* Stopping: originals back, waiting up to wait_ms for another writer. */
+void link_restore(Link *l, LinkEnv *e, unsigned wait_ms, ApplyStats *st);
+/* The daemon stops: its link power record goes (nobody samples any more). */
+void link_stopped(Link *l, LinkEnv *e);
+
+/* Up with carrier: the ifindex to sample, 0 if none. */
+int link_sample_ifindex(const Link *l);
