@@ -14,7 +14,11 @@ typedef enum ProvenanceKind {
         PROVENANCE_CONFIG,
         PROVENANCE_GUARD, /* the tx-timeout guard: this link timed out */
         PROVENANCE_LINK_POWER, /* dynamic link power: the link's load */
+        _PROVENANCE_KIND_MAX,
 } ProvenanceKind;
+
+/* "quirk", "config", "tx-timeout-guard", "link-power" as JSON's source says it; NULL for none. */
+const char *provenance_kind_to_string(ProvenanceKind k);
 
 /* Why a knob should have a value: a quirk (with its reason and reference) or a config line. */
 typedef struct Provenance {

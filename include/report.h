@@ -2,6 +2,7 @@
 #pragma once
 
 #include "backend.h"
+#include "json.h"
 #include "linkpower.h"
 #include "nic.h"
 
@@ -21,24 +22,24 @@ typedef struct NicStatus {
 void report_status_text(FILE *f, const NicStatus *s, size_t n);
 /* Dynamic link power as the daemon keeps it: one line of text, or a JSON object (null: none). */
 void report_link_power_text(FILE *f, const LinkPowerRecord *rec);
-void report_link_power_json(FILE *f, const LinkPowerRecord *rec);
+void report_link_power_json(JsonWriter *w, const LinkPowerRecord *rec);
 /* What to do about a chip r8169-tuned cannot identify or does not know (text, wrapped). */
 void report_unknown_chip_advice(FILE *f, const Nic *n);
 void report_status_json(FILE *f, const NicStatus *s, size_t n);
-/* A NIC's identity as JSON members (no braces), shared by every JSON report. */
-void report_nic_json_members(FILE *f, const Nic *n);
+/* A NIC's identity as JSON members of the object being written, shared by every JSON report. */
+void report_nic_json_members(JsonWriter *w, const Nic *n);
 /* "none", "L0s", "L1", "L0s L1" for LnkCap/LnkCtl ASPM bits. */
 const char *report_aspm_states(uint8_t bits);
 /* A knob's value as JSON: true/false for on/off knobs, a number otherwise. */
-void report_knob_value_json(FILE *f, KnobId k, uint64_t v);
+void report_knob_value_json(JsonWriter *w, KnobId k, uint64_t v);
 /* The knob object of schema 1: {"value","status","errno","message","partial","fixed"}. */
-void report_knob_reading_json(FILE *f, KnobId k, const KnobReading *r);
+void report_knob_reading_json(JsonWriter *w, KnobId k, const KnobReading *r);
+/* "knobs": every knob by name, each a knob object. */
+void report_knobs_json(JsonWriter *w, const KnobReading knobs[_KNOB_MAX]);
 /* "ENODEV" for -ENODEV or ENODEV; NULL for 0. */
 const char *report_errno_name(int error);
-/* Space-separated words as a JSON array of strings. */
-void report_words_json(FILE *f, const char *words);
 /* "key":{…} for one end of a PCIe link. */
-void report_link_json(FILE *f, const char *key, const PciLink *l);
+void report_link_json(JsonWriter *w, const char *key, const PciLink *l);
 /* "RTL8168h/8111h (XID 541, from kernel-log)" or why there is no chip. */
 const char *report_chip_line(const Nic *n, char *buf, size_t size);
 
@@ -58,9 +59,9 @@ typedef struct PlanReport {
 void report_plan_text(FILE *f, const PlanReport *r);
 void report_plan_json(FILE *f, const PlanReport *r);
 /* null, or what link-power = dynamic asked for the NIC and whether it runs there. */
-void report_plan_link_power_json(FILE *f, const NicPlan *p);
+void report_plan_link_power_json(JsonWriter *w, const NicPlan *p);
 void report_quirk_text(FILE *f, const Quirk *q);
-void report_quirk_json(FILE *f, const Quirk *q);
+void report_quirk_json(JsonWriter *w, const Quirk *q);
 /* A quirk's grounds, wrapped: its reason after first, then its evidence, counter-evidence and references. */
 void report_quirk_grounds_text(FILE *f, const Quirk *q, const char *first);
 

@@ -29,22 +29,25 @@ typedef struct Unread {
         char message[200];
 } Unread;
 
-static Unread unread[64];
-static size_t n_unread;
+/* Everything that was not read, in the order it was tried. */
+typedef struct Unreads {
+        Unread v[64];
+        size_t n;
+} Unreads;
 
-static void not_read(int error, const char *message, const char *fmt, ...) _printf_(3, 4);
-static void not_read(int error, const char *message, const char *fmt, ...) {
+static void not_read(Unreads *u, int error, const char *message, const char *fmt, ...) _printf_(4, 5);
+static void not_read(Unreads *u, int error, const char *message, const char *fmt, ...) {
         va_list ap;
-        Unread *u;
+        Unread *x;
 
-        if (n_unread >= ELEMENTSOF(unread))
+        if (u->n >= ELEMENTSOF(u->v))
                 return;
-        u = &unread[n_unread++];
+        x = &u->v[u->n++];
         va_start(ap, fmt);
-        vsnprintf(u->what, sizeof(u->what), fmt, ap);
+        vsnprintf(x->what, sizeof(x->what), fmt, ap);
         va_end(ap);
-        u->error = error;
-        snprintf(u->message, sizeof(u->message), "%s", message ?: error ? strerror(error < 0 ? -error : error) : "");
+        x->error = error;
+        snprintf(x->message, sizeof(x->message), "%s", message ?: error ? strerror(error < 0 ? -error : error) : "");
 }
 
 typedef struct JournalLine {
@@ -54,6 +57,7 @@ typedef struct JournalLine {
 
 typedef struct NicFacts {
         Nic *nic;
+        Unreads *unread;                /* the report's: what could not be read about this NIC goes there */
         KnobReading current[_KNOB_MAX];
         NicPlan plan;
         struct ethtool_drvinfo drv;
@@ -72,6 +76,9 @@ typedef struct NicFacts {
         bool linkmodes_known, linkstate_known;
         bool link_power_known;          /* the running daemon's dynamic link power record */
         LinkPowerRecord link_power;
+        bool tx_timeouts_known;         /* the tx watchdog's timeouts, summed over the queues */
+        uint64_t tx_timeouts;
+        bool tx_guard;                  /* L1 stays off for this link until reboot */
 } NicFacts;
 
 /* aa:bb:cc:dd:ee:ff, anywhere in s, as xx:xx:xx:xx:xx:xx unless --show-mac. */
@@ -158,15 +165,15 @@ static void kernel_line_scan(const char *line, size_t len, void *userdata) {
                         kernel_line_add(&scan->facts[i], line, len, scan->show_mac);
 }
 
-static void kernel_lines_from_file(NicFacts *facts, size_t n, const char *path, bool show_mac) {
+static void kernel_lines_from_file(Unreads *u, NicFacts *facts, size_t n, const char *path, bool show_mac) {
         int r = kernel_log_for_each_line(path, kernel_line_scan, &(KernelLineScan) { facts, n, show_mac });
 
         if (r < 0)
-                not_read(r, r == -EBADF || r == -EFBIG ? kernel_log_error_string(r) : NULL, "kernel log %s", path);
+                not_read(u, r, r == -EBADF || r == -EFBIG ? kernel_log_error_string(r) : NULL, "kernel log %s", path);
 }
 
 /* This boot's kernel messages from the journal, as dmesg would show them. */
-static void kernel_lines_from_journal(NicFacts *facts, size_t n, bool show_mac) {
+static void kernel_lines_from_journal(Unreads *u, NicFacts *facts, size_t n, bool show_mac) {
         _cleanup_journal_ sd_journal *j = NULL;
         char b[64] = "_BOOT_ID=";
         sd_id128_t boot;
@@ -182,7 +189,7 @@ static void kernel_lines_from_journal(NicFacts *facts, size_t n, bool show_mac) 
         if (r >= 0)
                 r = sd_journal_add_match(j, b, 0);
         if (r < 0) {
-                not_read(r, NULL, "kernel messages of this boot (journal)");
+                not_read(u, r, NULL, "kernel messages of this boot (journal)");
                 return;
         }
         SD_JOURNAL_FOREACH(j) {
@@ -229,7 +236,7 @@ static void read_port_id(const Sysroot *root, NicFacts *f) {
         if (r >= 0)
                 r = sysroot_read(root, dir, "device", d, sizeof(d));
         if (r < 0) {
-                not_read(r, NULL, "vendor:device of the port %s above %s", f->nic->upstream, f->nic->slot);
+                not_read(f->unread, r, NULL, "vendor:device of the port %s above %s", f->nic->upstream, f->nic->slot);
                 return;
         }
         snprintf(f->port_id, sizeof(f->port_id), "%.4s:%.4s", v + (strncmp(v, "0x", 2) == 0 ? 2 : 0),
@@ -273,7 +280,7 @@ static void read_journal(NicFacts *f, bool show_mac) {
 
         r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
         if (r < 0) {
-                not_read(r, NULL, "r8169-tuned's messages about %s (journal)", f->nic->slot);
+                not_read(f->unread, r, NULL, "r8169-tuned's messages about %s (journal)", f->nic->slot);
                 return;
         }
         snprintf(match, sizeof(match), "PCI_SLOT=%s", f->nic->slot);
@@ -313,14 +320,16 @@ static void gather(Context *c, NicFacts *f) {
         context_plan_nic(c, f->nic, f->current, &f->plan);
         f->drv_error = ifname ? ethtool_ioctl_drvinfo(ifname, &f->drv) : -ENODEV;
         if (f->drv_error < 0)
-                not_read(f->drv_error, ifname ? NULL : "no network interface", "driver information of %s (ethtool)", f->nic->slot);
+                not_read(f->unread, f->drv_error, ifname ? NULL : "no network interface", "driver information of %s (ethtool)", f->nic->slot);
         f->stats_error = ifname ? ethtool_ioctl_stats(ifname, &f->stats) : -ENODEV;
         if (f->stats_error < 0)
-                not_read(f->stats_error, ifname ? NULL : "no network interface", "driver statistics of %s (ethtool)", f->nic->slot);
+                not_read(f->unread, f->stats_error, ifname ? NULL : "no network interface", "driver statistics of %s (ethtool)", f->nic->slot);
         read_journal(f, c->opts->show_mac);
         f->link_power_known = link_power_record_load(c->opts->state_dir, f->nic->slot, &f->link_power) >= 0;
         read_port_id(c->root, f);
         read_ethtool(c, f);
+        f->tx_timeouts_known = nic_read_tx_timeouts(c->root, f->nic, &f->tx_timeouts) >= 0;
+        f->tx_guard = context_tx_guard(c, f->nic, &f->tx_timeouts);
 }
 
 /* ethtool's -k and plain output: every feature, the link's speed, duplex, autonegotiation and state. */
@@ -331,16 +340,16 @@ static void read_ethtool(Context *c, NicFacts *f) {
         int r;
 
         if (!ifname) {
-                not_read(-ENODEV, "no network interface", "ethtool features and link settings of %s", f->nic->slot);
+                not_read(f->unread, -ENODEV, "no network interface", "ethtool features and link settings of %s", f->nic->slot);
                 return;
         }
         if (!c->backend.nl) {
-                not_read(-EOPNOTSUPP, "ethtool netlink is not available", "ethtool features and link settings of %s", ifname);
+                not_read(f->unread, -EOPNOTSUPP, "ethtool netlink is not available", "ethtool features and link settings of %s", ifname);
                 return;
         }
         r = ethtool_nl_features_get(c->backend.nl, ifname, &f->features, &err);
         if (r < 0)
-                not_read(r, err.message[0] ? err.message : NULL, "ethtool features of %s", ifname);
+                not_read(f->unread, r, err.message[0] ? err.message : NULL, "ethtool features of %s", ifname);
         f->features_known = r >= 0;
         lm[ETHTOOL_A_LINKMODES_AUTONEG] = 1;
         lm[ETHTOOL_A_LINKMODES_SPEED] = 4;
@@ -349,14 +358,14 @@ static void read_ethtool(Context *c, NicFacts *f) {
         r = ethtool_nl_attrs_get(c->backend.nl, ETHTOOL_MSG_LINKMODES_GET, ETHTOOL_A_LINKMODES_HEADER, ifname, lm,
                                  &f->linkmodes, &err);
         if (r < 0)
-                not_read(r, err.message[0] ? err.message : NULL, "ethtool link modes of %s", ifname);
+                not_read(f->unread, r, err.message[0] ? err.message : NULL, "ethtool link modes of %s", ifname);
         f->linkmodes_known = r >= 0;
         ls[ETHTOOL_A_LINKSTATE_LINK] = 1;
         err = (EthtoolError) {};
         r = ethtool_nl_attrs_get(c->backend.nl, ETHTOOL_MSG_LINKSTATE_GET, ETHTOOL_A_LINKSTATE_HEADER, ifname, ls,
                                  &f->linkstate, &err);
         if (r < 0)
-                not_read(r, err.message[0] ? err.message : NULL, "ethtool link state of %s", ifname);
+                not_read(f->unread, r, err.message[0] ? err.message : NULL, "ethtool link state of %s", ifname);
         f->linkstate_known = r >= 0;
 }
 
@@ -407,7 +416,7 @@ typedef struct MachineFacts {
         size_t n_modules;
 } MachineFacts;
 
-static void machine_facts(const Context *c, MachineFacts *m) {
+static void machine_facts(const Context *c, MachineFacts *m, Unreads *u) {
         static const char *const modules[] = { "r8169", "r8168", "r8125", "realtek" };
         _cleanup_close_ int fd = -1;
         ssize_t k;
@@ -416,7 +425,7 @@ static void machine_facts(const Context *c, MachineFacts *m) {
         r = sysroot_read(c->root, "class/dmi/id", "bios_version", m->bios_version, sizeof(m->bios_version));
         if (r < 0) {
                 m->bios_version[0] = '\0';
-                not_read(r, NULL, "BIOS version (class/dmi/id/bios_version)");
+                not_read(u, r, NULL, "BIOS version (class/dmi/id/bios_version)");
         } else
                 m->bios_version[strcspn(m->bios_version, "\n")] = '\0';
         for (size_t i = 0; i < ELEMENTSOF(modules); i++) {
@@ -429,13 +438,13 @@ static void machine_facts(const Context *c, MachineFacts *m) {
         }
         /* /proc/cmdline is this machine's: it says nothing about a fixture tree. */
         if (!sysroot_is_live(c->root)) {
-                not_read(0, "not this machine's sysfs (--sysfs)", "kernel command line (/proc/cmdline)");
+                not_read(u, 0, "not this machine's sysfs (--sysfs)", "kernel command line (/proc/cmdline)");
                 return;
         }
         fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
         k = fd < 0 ? -1 : read(fd, m->cmdline, sizeof(m->cmdline) - 1);
         if (k < 0) {
-                not_read(-errno, NULL, "kernel command line (/proc/cmdline)");
+                not_read(u, -errno, NULL, "kernel command line (/proc/cmdline)");
                 return;
         }
         m->cmdline[k] = '\0';
@@ -493,25 +502,42 @@ static const char *mac_text(const Context *c, const Nic *nic) {
         return c->opts->show_mac ? nic->perm_mac : "redacted (--show-mac shows it)";
 }
 
-/* The configuration's and quirk files' problems, as check-config finds them: in the report, not only on stderr. */
-static Diagnostics problems;
+/* The report: the machine, each selected NIC, what the configuration says of itself, what was not read. */
+typedef struct Diagnose {
+        Context *c;
+        MachineFacts machine;
+        char kernel[600];
+        char policy[128];
+        NicFacts *facts;
+        size_t n;
+        Diagnostics problems; /* the configuration's and quirk files', as check-config finds them */
+        Unreads unread;
+} Diagnose;
 
-static void read_problems(const Options *o) {
+static void read_problems(const Options *o, Diagnostics *problems) {
         Config config;
         QuirkDb quirks = {};
 
         config_defaults(&config);
-        context_check_policy(o, &config, &quirks, &problems);
+        context_check_policy(o, &config, &quirks, problems);
         config_done(&config);
         quirk_db_done(&quirks);
 }
 
-static void markdown(FILE *out, Context *c, const MachineFacts *mf, const char *kernel, const char *policy, NicFacts *facts,
-                     size_t n) {
-        const Machine *m = &c->machine;
+static const char *phy_text(const NicFacts *f) {
+        if (!f->phy)
+                return "no attach line in the kernel log";
+        if (strstr(f->phy, "Generic FE-GE Realtek PHY"))
+                return "Generic FE-GE Realtek PHY: the realtek PHY driver is missing (CONFIG_REALTEK_PHY)";
+        return "see the kernel line below";
+}
+
+static void md_machine(FILE *out, const Diagnose *d) {
+        const Machine *m = &d->c->machine;
+        const MachineFacts *mf = &d->machine;
 
         fprintf(out, "# r8169-tuned diagnose\n\n");
-        fprintf(out, "- r8169-tuned: %s\n- kernel: %s\n", R8T_VERSION, kernel);
+        fprintf(out, "- r8169-tuned: %s\n- kernel: %s\n", R8T_VERSION, d->kernel);
         if (m->dmi[DMI_SYS_VENDOR][0] || m->dmi[DMI_PRODUCT_NAME][0])
                 fprintf(out, "- machine: %s %s (board: %s %s)\n", m->dmi[DMI_SYS_VENDOR], m->dmi[DMI_PRODUCT_NAME],
                         m->dmi[DMI_BOARD_VENDOR][0] ? m->dmi[DMI_BOARD_VENDOR] : "unknown", m->dmi[DMI_BOARD_NAME]);
@@ -519,398 +545,471 @@ static void markdown(FILE *out, Context *c, const MachineFacts *mf, const char *
                 fprintf(out, "- machine: unknown (no DMI data)\n");
         fprintf(out, "- BIOS: %s\n", mf->bios_version[0] ? mf->bios_version : "unknown");
         fprintf(out, "- power: %s; profile: %s\n- ASPM policy: %s\n", power_source_to_string(m->power),
-                profile_to_string(c->profile), policy);
+                profile_to_string(d->c->profile), d->policy);
         fprintf(out, "- kernel command line: %s\n", mf->cmdline_known ? mf->cmdline : "unknown");
         fputs("- modules loaded:", out);
         for (size_t i = 0; i < mf->n_modules; i++)
                 fprintf(out, " %s", mf->modules[i]);
         fputs(mf->n_modules ? "\n" : " none of r8169, r8168, r8125, realtek\n", out);
-        fprintf(out, "- MAC addresses: %s\n", c->opts->show_mac ? "shown (--show-mac)" : "redacted (--show-mac shows them)");
-        if (n == 0)
-                fprintf(out, "\nNo Realtek NIC found on this machine (%s): nothing to diagnose.\n", c->opts->sysfs);
+        fprintf(out, "- MAC addresses: %s\n", d->c->opts->show_mac ? "shown (--show-mac)" : "redacted (--show-mac shows them)");
+        if (d->n == 0)
+                fprintf(out, "\nNo Realtek NIC found on this machine (%s): nothing to diagnose.\n", d->c->opts->sysfs);
+}
 
-        for (size_t i = 0; i < n; i++) {
-                NicFacts *f = &facts[i];
-                const Nic *nic = f->nic;
-                char chip[700], a[64], b[64];
+static void md_identity(FILE *out, const Diagnose *d, const NicFacts *f) {
+        const Nic *nic = f->nic;
+        char chip[700];
 
-                fprintf(out, "\n## %s %s\n\n", nic->slot, nic_ifname(nic) ?: "(no interface)");
-                fprintf(out, "| | |\n|---|---|\n");
-                fprintf(out, "| chip | %s |\n", report_chip_line(nic, chip, sizeof(chip)));
-                if (nic->xid_notes[0])
-                        fprintf(out, "| identification notes | %s |\n", nic->xid_notes);
-                fprintf(out, "| PCI | %04x:%04x rev %02x, subsystem %04x:%04x |\n", nic->vendor, nic->device, nic->revision,
-                        nic->subsys_vendor, nic->subsys_device);
-                fprintf(out, "| driver (sysfs) | %s |\n", nic->driver[0] ? nic->driver : "none");
-                if (f->drv_error >= 0)
-                        fprintf(out, "| driver (ethtool) | %s %s, firmware %s, bus %s |\n", f->drv.driver, f->drv.version,
-                                f->drv.fw_version[0] ? f->drv.fw_version : "none", f->drv.bus_info[0] ? f->drv.bus_info : "none");
-                else
-                        fprintf(out, "| driver (ethtool) | unavailable: %s |\n", strerror(-f->drv_error));
-                fprintf(out, "| PHY driver | %s |\n",
-                        !f->phy ? "no attach line in the kernel log" :
-                        strstr(f->phy, "Generic FE-GE Realtek PHY") ? "Generic FE-GE Realtek PHY: the realtek PHY driver is missing (CONFIG_REALTEK_PHY)" :
-                        "see the kernel line below");
-                fprintf(out, "| permanent MAC | %s |\n", mac_text(c, nic));
+        fprintf(out, "\n## %s %s\n\n", nic->slot, nic_ifname(nic) ?: "(no interface)");
+        fprintf(out, "| | |\n|---|---|\n");
+        fprintf(out, "| chip | %s |\n", report_chip_line(nic, chip, sizeof(chip)));
+        if (nic->xid_notes[0])
+                fprintf(out, "| identification notes | %s |\n", nic->xid_notes);
+        fprintf(out, "| PCI | %04x:%04x rev %02x, subsystem %04x:%04x |\n", nic->vendor, nic->device, nic->revision,
+                nic->subsys_vendor, nic->subsys_device);
+        fprintf(out, "| driver (sysfs) | %s |\n", nic->driver[0] ? nic->driver : "none");
+        if (f->drv_error >= 0)
+                fprintf(out, "| driver (ethtool) | %s %s, firmware %s, bus %s |\n", f->drv.driver, f->drv.version,
+                        f->drv.fw_version[0] ? f->drv.fw_version : "none", f->drv.bus_info[0] ? f->drv.bus_info : "none");
+        else
+                fprintf(out, "| driver (ethtool) | unavailable: %s |\n", strerror(-f->drv_error));
+        fprintf(out, "| PHY driver | %s |\n", phy_text(f));
+        fprintf(out, "| permanent MAC | %s |\n", mac_text(d->c, nic));
+        if (!f->tx_timeouts_known)
+                fprintf(out, "| tx timeouts | unknown%s |\n", f->tx_guard ? "; L1 stays off until reboot (tx-timeout guard)" : "");
+        else
+                fprintf(out, "| tx timeouts | %" PRIu64 "%s |\n", f->tx_timeouts,
+                        f->tx_guard ? "; L1 stays off until reboot (tx-timeout guard)" : "");
+}
 
-                fprintf(out, "\n### PCIe link\n\n| | NIC %s | port %s |\n|---|---|---|\n", nic->slot,
-                        nic->upstream[0] ? nic->upstream : "(none)");
-                snprintf(a, sizeof(a), "%04x:%04x", nic->vendor, nic->device);
-                markdown_link_row(out, "vendor:device", a, f->port_id[0] ? f->port_id : "unknown");
-                markdown_link_row(out, "PCIe capability", yes_no(nic->link.pcie), yes_no(nic->upstream_link.pcie));
-                markdown_link_row(out, "ASPM supported", report_aspm_states(nic->link.aspm_support), report_aspm_states(nic->upstream_link.aspm_support));
-                markdown_link_row(out, "ASPM enabled", report_aspm_states(nic->link.aspm_control), report_aspm_states(nic->upstream_link.aspm_control));
-                markdown_link_row(out, "clock PM capable", yes_no(nic->link.clkpm_capable), yes_no(nic->upstream_link.clkpm_capable));
-                markdown_link_row(out, "clock PM enabled", yes_no(nic->link.clkpm_enabled), yes_no(nic->upstream_link.clkpm_enabled));
-                l1ss_text(nic->link.l1ss ? nic->link.l1ss_cap : 0, a, sizeof(a));
-                l1ss_text(nic->upstream_link.l1ss ? nic->upstream_link.l1ss_cap : 0, b, sizeof(b));
-                markdown_link_row(out, "L1 substates supported", a, b);
-                l1ss_text(nic->link.l1ss ? nic->link.l1ss_ctl1 : 0, a, sizeof(a));
-                l1ss_text(nic->upstream_link.l1ss ? nic->upstream_link.l1ss_ctl1 : 0, b, sizeof(b));
-                markdown_link_row(out, "L1 substates enabled", a, b);
+static void md_link(FILE *out, const NicFacts *f) {
+        const Nic *nic = f->nic;
+        char a[64], b[64];
 
-                fprintf(out, "\n### Knobs\n\n| knob | current | desired | why |\n|---|---|---|---|\n");
-                for (int k = 0; k < _KNOB_MAX; k++) {
-                        const PlanItem *it = plan_item(&f->plan, k), *held = held_item(&f->plan, k);
-                        char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], why[600], hb[64] = "-";
-                        if (held)
-                                snprintf(hb, sizeof(hb), "held back: %s", knob_format_value(k, held->desired, des, sizeof(des)));
-                        fprintf(out, "| %s | %s | %s | %s |\n", knob_get(k)->name, current_text(k, &f->current[k], cur, sizeof(cur)),
-                                !it ? hb : it->action == PLAN_EXCLUDED ? "not touched" : knob_format_value(k, it->desired, des, sizeof(des)),
-                                it ? plan_provenance_string(&it->why, why, sizeof(why)) :
-                                held ? plan_provenance_string(&held->why, why, sizeof(why)) : "");
-                }
-                {
-                        const Quirk *qs[_KNOB_MAX + 1];
-                        size_t nq = plan_quirks(&f->plan, qs, ELEMENTSOF(qs));
-                        if (nq > 0)
-                                fputs("\n### Quirks behind the plan\n", out);
-                        for (size_t j = 0; j < nq; j++) {
-                                fprintf(out, "\n- **%s** (%s:%u): %s\n", qs[j]->id, qs[j]->file, qs[j]->line, qs[j]->reason);
-                                fprintf(out, "  - evidence: %s\n", qs[j]->evidence ?: "none stated");
-                                fprintf(out, "  - counter-evidence: %s\n", qs[j]->counter_evidence ?: "none known");
-                                fprintf(out, "  - references: %s\n", qs[j]->reference);
-                        }
-                }
-                if (f->plan.ignored)
-                        fprintf(out, "\nIgnored by %s:%u.\n", f->plan.ignored_by.file, f->plan.ignored_by.line);
-                if (f->plan.link_power_asked) {
-                        fprintf(out, "\n### Link power\n\nDynamic (%s:%u): %s%s.\n", f->plan.link_power_origin.file ?: "-",
-                                f->plan.link_power_origin.line, f->plan.link_power_blocked ? "not on this link, " : "runs in the daemon",
-                                f->plan.link_power_blocked ?: "");
-                        if (f->link_power_known)
-                                fprintf(out, "\n- state: %s%s%s\n- L1 on: %.0f s, off: %.0f s\n- transitions: %u\n",
-                                        f->link_power.state, f->link_power.reason[0] ? ": " : "", f->link_power.reason,
-                                        (double) f->link_power.idle_usec / 1e6, (double) f->link_power.busy_usec / 1e6,
-                                        f->link_power.transitions);
-                        else
-                                fprintf(out, "\nNo record from the daemon (not running, or the link is not up).\n");
-                }
+        fprintf(out, "\n### PCIe link\n\n| | NIC %s | port %s |\n|---|---|---|\n", nic->slot,
+                nic->upstream[0] ? nic->upstream : "(none)");
+        snprintf(a, sizeof(a), "%04x:%04x", nic->vendor, nic->device);
+        markdown_link_row(out, "vendor:device", a, f->port_id[0] ? f->port_id : "unknown");
+        markdown_link_row(out, "PCIe capability", yes_no(nic->link.pcie), yes_no(nic->upstream_link.pcie));
+        markdown_link_row(out, "ASPM supported", report_aspm_states(nic->link.aspm_support), report_aspm_states(nic->upstream_link.aspm_support));
+        markdown_link_row(out, "ASPM enabled", report_aspm_states(nic->link.aspm_control), report_aspm_states(nic->upstream_link.aspm_control));
+        markdown_link_row(out, "clock PM capable", yes_no(nic->link.clkpm_capable), yes_no(nic->upstream_link.clkpm_capable));
+        markdown_link_row(out, "clock PM enabled", yes_no(nic->link.clkpm_enabled), yes_no(nic->upstream_link.clkpm_enabled));
+        l1ss_text(nic->link.l1ss ? nic->link.l1ss_cap : 0, a, sizeof(a));
+        l1ss_text(nic->upstream_link.l1ss ? nic->upstream_link.l1ss_cap : 0, b, sizeof(b));
+        markdown_link_row(out, "L1 substates supported", a, b);
+        l1ss_text(nic->link.l1ss ? nic->link.l1ss_ctl1 : 0, a, sizeof(a));
+        l1ss_text(nic->upstream_link.l1ss ? nic->upstream_link.l1ss_ctl1 : 0, b, sizeof(b));
+        markdown_link_row(out, "L1 substates enabled", a, b);
+}
 
-                fprintf(out, "\n### Driver statistics\n\n");
-                if (f->stats_error < 0)
-                        fprintf(out, "Unavailable: %s.\n", strerror(-f->stats_error));
-                else if (f->stats.n == 0)
-                        fprintf(out, "The driver reports none.\n");
-                else {
-                        fprintf(out, "| counter | value |\n|---|---|\n");
-                        for (size_t s = 0; s < f->stats.n; s++)
-                                fprintf(out, "| %s | %" PRIu64 " |\n", f->stats.names[s], f->stats.values[s]);
-                }
+static void md_knobs(FILE *out, const NicFacts *f) {
+        const Quirk *qs[_KNOB_MAX + 1];
+        size_t nq = plan_quirks(&f->plan, qs, ELEMENTSOF(qs));
 
-                fprintf(out, "\n### Link and features (ethtool)\n\n");
-                if (!f->linkmodes_known && !f->linkstate_known && !f->features_known)
-                        fprintf(out, "Unavailable (see Not read).\n");
-                else {
-                        char sp[32];
-                        const char *ln = attr_bool(f->linkstate_known, &f->linkstate, ETHTOOL_A_LINKSTATE_LINK),
-                                   *an = attr_bool(f->linkmodes_known, &f->linkmodes, ETHTOOL_A_LINKMODES_AUTONEG);
-                        fprintf(out, "- link detected: %s\n- speed: %s, duplex: %s, autonegotiation: %s\n",
-                                streq(ln, "null") ? "unknown" : streq(ln, "true") ? "yes" : "no",
-                                link_speed(f, sp, sizeof(sp)) ?: "unknown", link_duplex(f) ?: "unknown",
-                                streq(an, "null") ? "unknown" : streq(an, "true") ? "on" : "off");
-                        if (f->features_known) {
-                                fprintf(out, "\n| feature | state |\n|---|---|\n");
-                                for (size_t s = 0; s < f->features.n; s++)
-                                        if (f->features.features[s].name[0])
-                                                fprintf(out, "| %s | %s%s |\n", f->features.features[s].name,
-                                                        f->features.features[s].active ? "on" : "off",
-                                                        f->features.features[s].changeable ? "" : " [fixed]");
-                        }
-                }
-
-                fprintf(out, "\n### Kernel messages about this NIC\n\n");
-                if (f->n_kernel == 0)
-                        fprintf(out, "None found.\n");
-                else {
-                        fprintf(out, "```\n");
-                        for (size_t s = 0; s < f->n_kernel; s++) {
-                                fprintf(out, "%s\n", f->kernel[s]);
-                                if (s + 1 == KERNEL_LINES / 2 && f->kernel_dropped)
-                                        fprintf(out, "[… %zu lines left out …]\n", f->kernel_dropped);
-                        }
-                        fprintf(out, "```\n");
-                }
-
-                fprintf(out, "\n### Recent r8169-tuned messages\n\n");
-                if (f->n_journal == 0)
-                        fprintf(out, "None in the journal.\n");
-                else {
-                        fprintf(out, "```\n");
-                        for (size_t s = 0; s < f->n_journal; s++) {
-                                char ts[64];
-                                fprintf(out, "%s %s\n", timestamp(f->journal[s].usec, ts, sizeof(ts)), f->journal[s].message);
-                        }
-                        fprintf(out, "```\n");
-                }
+        fprintf(out, "\n### Knobs\n\n| knob | current | desired | why |\n|---|---|---|---|\n");
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                const PlanItem *it = plan_item(&f->plan, k), *held = held_item(&f->plan, k);
+                char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], why[600], hb[64] = "-";
+                if (held)
+                        snprintf(hb, sizeof(hb), "held back: %s", knob_format_value(k, held->desired, des, sizeof(des)));
+                fprintf(out, "| %s | %s | %s | %s |\n", knob_get(k)->name, current_text(k, &f->current[k], cur, sizeof(cur)),
+                        !it ? hb : it->action == PLAN_EXCLUDED ? "not touched" : knob_format_value(k, it->desired, des, sizeof(des)),
+                        it ? plan_provenance_string(&it->why, why, sizeof(why)) :
+                        held ? plan_provenance_string(&held->why, why, sizeof(why)) : "");
         }
+        if (nq > 0)
+                fputs("\n### Quirks behind the plan\n", out);
+        for (size_t j = 0; j < nq; j++) {
+                fprintf(out, "\n- **%s** (%s:%u): %s\n", qs[j]->id, qs[j]->file, qs[j]->line, qs[j]->reason);
+                fprintf(out, "  - evidence: %s\n", qs[j]->evidence ?: "none stated");
+                fprintf(out, "  - counter-evidence: %s\n", qs[j]->counter_evidence ?: "none known");
+                fprintf(out, "  - references: %s\n", qs[j]->reference);
+        }
+        if (f->plan.ignored)
+                fprintf(out, "\nIgnored by %s:%u.\n", f->plan.ignored_by.file, f->plan.ignored_by.line);
+}
 
+static void md_link_power(FILE *out, const NicFacts *f) {
+        if (!f->plan.link_power_asked)
+                return;
+        fprintf(out, "\n### Link power\n\nDynamic (%s:%u): %s%s.\n", f->plan.link_power_origin.file ?: "-",
+                f->plan.link_power_origin.line, f->plan.link_power_blocked ? "not on this link, " : "runs in the daemon",
+                f->plan.link_power_blocked ?: "");
+        if (f->link_power_known)
+                fprintf(out, "\n- state: %s%s%s\n- L1 on: %.0f s, off: %.0f s\n- transitions: %u\n", f->link_power.state,
+                        f->link_power.reason[0] ? ": " : "", f->link_power.reason, (double) f->link_power.idle_usec / 1e6,
+                        (double) f->link_power.busy_usec / 1e6, f->link_power.transitions);
+        else
+                fprintf(out, "\nNo record from the daemon (not running, or the link is not up).\n");
+}
+
+static void md_ethtool(FILE *out, const NicFacts *f) {
+        char sp[32];
+        const char *ln, *an;
+
+        fprintf(out, "\n### Driver statistics\n\n");
+        if (f->stats_error < 0)
+                fprintf(out, "Unavailable: %s.\n", strerror(-f->stats_error));
+        else if (f->stats.n == 0)
+                fprintf(out, "The driver reports none.\n");
+        else {
+                fprintf(out, "| counter | value |\n|---|---|\n");
+                for (size_t s = 0; s < f->stats.n; s++)
+                        fprintf(out, "| %s | %" PRIu64 " |\n", f->stats.names[s], f->stats.values[s]);
+        }
+        fprintf(out, "\n### Link and features (ethtool)\n\n");
+        if (!f->linkmodes_known && !f->linkstate_known && !f->features_known) {
+                fprintf(out, "Unavailable (see Not read).\n");
+                return;
+        }
+        ln = attr_bool(f->linkstate_known, &f->linkstate, ETHTOOL_A_LINKSTATE_LINK);
+        an = attr_bool(f->linkmodes_known, &f->linkmodes, ETHTOOL_A_LINKMODES_AUTONEG);
+        fprintf(out, "- link detected: %s\n- speed: %s, duplex: %s, autonegotiation: %s\n",
+                streq(ln, "null") ? "unknown" : streq(ln, "true") ? "yes" : "no", link_speed(f, sp, sizeof(sp)) ?: "unknown",
+                link_duplex(f) ?: "unknown", streq(an, "null") ? "unknown" : streq(an, "true") ? "on" : "off");
+        if (!f->features_known)
+                return;
+        fprintf(out, "\n| feature | state |\n|---|---|\n");
+        for (size_t s = 0; s < f->features.n; s++)
+                if (f->features.features[s].name[0])
+                        fprintf(out, "| %s | %s%s |\n", f->features.features[s].name, f->features.features[s].active ? "on" : "off",
+                                f->features.features[s].changeable ? "" : " [fixed]");
+}
+
+static void md_messages(FILE *out, const NicFacts *f) {
+        fprintf(out, "\n### Kernel messages about this NIC\n\n");
+        if (f->n_kernel == 0)
+                fprintf(out, "None found.\n");
+        else {
+                fprintf(out, "```\n");
+                for (size_t s = 0; s < f->n_kernel; s++) {
+                        fprintf(out, "%s\n", f->kernel[s]);
+                        if (s + 1 == KERNEL_LINES / 2 && f->kernel_dropped)
+                                fprintf(out, "[… %zu lines left out …]\n", f->kernel_dropped);
+                }
+                fprintf(out, "```\n");
+        }
+        fprintf(out, "\n### Recent r8169-tuned messages\n\n");
+        if (f->n_journal == 0) {
+                fprintf(out, "None in the journal.\n");
+                return;
+        }
+        fprintf(out, "```\n");
+        for (size_t s = 0; s < f->n_journal; s++) {
+                char ts[64];
+                fprintf(out, "%s %s\n", timestamp(f->journal[s].usec, ts, sizeof(ts)), f->journal[s].message);
+        }
+        fprintf(out, "```\n");
+}
+
+static void md_footer(FILE *out, const Diagnose *d) {
         fprintf(out, "\n## Configuration problems\n\n");
-        if (problems.n == 0)
+        if (d->problems.n == 0)
                 fprintf(out, "None (check-config finds nothing).\n");
         else {
                 fprintf(out, "```\n");
-                diag_print(&problems, out);
+                diag_print(&d->problems, out);
                 fprintf(out, "```\n");
         }
-
         fprintf(out, "\n## Not read\n\n");
-        if (n_unread == 0)
+        if (d->unread.n == 0)
                 fprintf(out, "Everything was read.\n");
-        for (size_t i = 0; i < n_unread; i++)
-                fprintf(out, "- %s: %s%s%s%s\n", unread[i].what, unread[i].message, unread[i].error ? " (" : "",
-                        unread[i].error ? report_errno_name(unread[i].error) : "", unread[i].error ? ")" : "");
+        for (size_t i = 0; i < d->unread.n; i++) {
+                const Unread *u = &d->unread.v[i];
+                fprintf(out, "- %s: %s%s%s%s\n", u->what, u->message, u->error ? " (" : "", u->error ? report_errno_name(u->error) : "",
+                        u->error ? ")" : "");
+        }
 }
 
-static void json(FILE *out, Context *c, const MachineFacts *mf, const char *kernel, const char *policy, NicFacts *facts,
-                 size_t n) {
-        fprintf(out, "{\"schema\":%d,\"version\":\"%s\",\"kernel\":", REPORT_JSON_SCHEMA, R8T_VERSION);
-        json_string(out, kernel);
-        fputs(",\"dmi\":{", out);
-        for (int d = 0; d < _DMI_FIELD_MAX; d++) {
-                fprintf(out, "%s\"%s\":", d ? "," : "", dmi_field_to_string(d));
-                json_string(out, c->machine.dmi[d][0] ? c->machine.dmi[d] : NULL);
+static void markdown(FILE *out, const Diagnose *d) {
+        md_machine(out, d);
+        for (size_t i = 0; i < d->n; i++) {
+                md_identity(out, d, &d->facts[i]);
+                md_link(out, &d->facts[i]);
+                md_knobs(out, &d->facts[i]);
+                md_link_power(out, &d->facts[i]);
+                md_ethtool(out, &d->facts[i]);
+                md_messages(out, &d->facts[i]);
         }
-        fputs(",\"bios_version\":", out);
-        json_string(out, mf->bios_version[0] ? mf->bios_version : NULL);
-        fprintf(out, "},\"power_source\":\"%s\",\"profile\":\"%s\",\"aspm_policy\":", power_source_to_string(c->machine.power),
-                profile_to_string(c->profile));
-        json_string(out, policy);
-        fputs(",\"cmdline\":", out);
-        json_string(out, mf->cmdline_known ? mf->cmdline : NULL);
-        fputs(",\"modules\":[", out);
+        md_footer(out, d);
+}
+
+/* JSON: an attribute that may be absent, as true, false or null. */
+static void json_attr_bool(JsonWriter *w, const char *key, bool known, const EthtoolAttrs *a, int attr) {
+        const char *v = attr_bool(known, a, attr);
+
+        json_key(w, key);
+        if (streq(v, "null"))
+                json_null(w);
+        else
+                json_bool(w, streq(v, "true"));
+}
+
+static void json_machine(JsonWriter *w, const Diagnose *d) {
+        const Context *c = d->c;
+        const MachineFacts *mf = &d->machine;
+
+        json_kv_u64(w, "schema", REPORT_JSON_SCHEMA);
+        json_kv_str(w, "version", R8T_VERSION);
+        json_kv_str(w, "kernel", d->kernel);
+        json_key(w, "dmi");
+        json_object_begin(w);
+        for (int i = 0; i < _DMI_FIELD_MAX; i++)
+                json_kv_str(w, dmi_field_to_string(i), c->machine.dmi[i][0] ? c->machine.dmi[i] : NULL);
+        json_kv_str(w, "bios_version", mf->bios_version[0] ? mf->bios_version : NULL);
+        json_object_end(w);
+        json_kv_str(w, "power_source", power_source_to_string(c->machine.power));
+        json_kv_str(w, "profile", profile_to_string(c->profile));
+        json_kv_str(w, "aspm_policy", d->policy);
+        json_kv_str(w, "cmdline", mf->cmdline_known ? mf->cmdline : NULL);
+        json_key(w, "modules");
+        json_array_begin(w);
         for (size_t i = 0; i < mf->n_modules; i++)
-                fprintf(out, "%s\"%s\"", i ? "," : "", mf->modules[i]);
-        fprintf(out, "],\"macs_shown\":%s,\"nics\":[", c->opts->show_mac ? "true" : "false");
-        for (size_t i = 0; i < n; i++) {
-                NicFacts *f = &facts[i];
-                Nic copy = *f->nic;
-                if (i)
-                        fputc(',', out);
-                fputc('{', out);
-                /* The permanent MAC is null unless --show-mac: the report is meant for public trackers. */
-                if (!c->opts->show_mac)
-                        copy.perm_mac[0] = '\0';
-                report_nic_json_members(out, &copy);
-                fputc(',', out);
-                report_link_json(out, "upstream_link", &f->nic->upstream_link);
-                fputs(",\"upstream_id\":", out);
-                json_string(out, f->port_id[0] ? f->port_id : NULL);
-                fputs(",\"driver_info\":", out);
-                if (f->drv_error < 0)
-                        fputs("null", out);
-                else {
-                        fputs("{\"driver\":", out);
-                        json_string(out, f->drv.driver);
-                        fputs(",\"version\":", out);
-                        json_string(out, f->drv.version);
-                        fputs(",\"firmware\":", out);
-                        json_string(out, f->drv.fw_version);
-                        fputs(",\"bus_info\":", out);
-                        json_string(out, f->drv.bus_info);
-                        fputc('}', out);
-                }
-                fputs(",\"phy\":", out);
-                json_string(out, f->phy);
-                fprintf(out, ",\"phy_generic\":%s", f->phy && strstr(f->phy, "Generic FE-GE Realtek PHY") ? "true" : "false");
-                fputs(",\"knobs\":{", out);
-                for (int k = 0; k < _KNOB_MAX; k++) {
-                        const PlanItem *it = plan_item(&f->plan, k), *held = held_item(&f->plan, k);
-                        char why[600];
-                        fprintf(out, "%s\"%s\":{\"current\":", k ? "," : "", knob_get(k)->name);
-                        report_knob_reading_json(out, k, &f->current[k]);
-                        fputs(",\"desired\":", out);
-                        if (it && it->action != PLAN_EXCLUDED)
-                                report_knob_value_json(out, k, it->desired);
-                        else
-                                fputs("null", out);
-                        fputs(",\"why\":", out);
-                        json_string(out, it ? plan_provenance_string(&it->why, why, sizeof(why)) : NULL);
-                        fputs(",\"held_back\":", out);
-                        if (held)
-                                report_knob_value_json(out, k, held->desired);
-                        else
-                                fputs("null", out);
-                        fputc('}', out);
-                }
-                fputs("},\"quirks\":[", out);
-                {
-                        const Quirk *qs[_KNOB_MAX + 1];
-                        size_t nq = plan_quirks(&f->plan, qs, ELEMENTSOF(qs));
-                        for (size_t j = 0; j < nq; j++) {
-                                fputs(j ? ",{\"id\":" : "{\"id\":", out);
-                                json_string(out, qs[j]->id);
-                                fputs(",\"reason\":", out);
-                                json_string(out, qs[j]->reason);
-                                fputs(",\"evidence\":", out);
-                                json_string(out, qs[j]->evidence);
-                                fputs(",\"counter_evidence\":", out);
-                                json_string(out, qs[j]->counter_evidence);
-                                fputs(",\"reference\":", out);
-                                report_words_json(out, qs[j]->reference);
-                                fputc('}', out);
-                        }
-                }
-                fputs("],\"link_power\":", out);
-                report_link_power_json(out, f->link_power_known ? &f->link_power : NULL);
-                fputs(",\"link_power_plan\":", out);
-                report_plan_link_power_json(out, &f->plan);
-                fputs(",\"statistics\":", out);
-                if (f->stats_error < 0)
-                        fputs("null", out);
-                else {
-                        fputc('{', out);
-                        for (size_t s = 0; s < f->stats.n; s++) {
-                                if (s)
-                                        fputc(',', out);
-                                json_string(out, f->stats.names[s]);
-                                fprintf(out, ":%" PRIu64, f->stats.values[s]);
-                        }
-                        fputc('}', out);
-                }
-                {
-                        char sp[32];
-                        fputs(",\"ethtool\":{\"link_detected\":", out);
-                        fputs(attr_bool(f->linkstate_known, &f->linkstate, ETHTOOL_A_LINKSTATE_LINK), out);
-                        fputs(",\"speed_mbps\":", out);
-                        if (link_speed(f, sp, sizeof(sp)))
-                                fprintf(out, "%" PRIu32, f->linkmodes.value[ETHTOOL_A_LINKMODES_SPEED]);
-                        else
-                                fputs("null", out);
-                        fputs(",\"duplex\":", out);
-                        json_string(out, link_duplex(f));
-                        fputs(",\"autoneg\":", out);
-                        fputs(attr_bool(f->linkmodes_known, &f->linkmodes, ETHTOOL_A_LINKMODES_AUTONEG), out);
-                        fputs(",\"features\":", out);
-                        if (f->features_known) {
-                                bool first = true;
-                                fputc('[', out);
-                                for (size_t s = 0; s < f->features.n; s++) {
-                                        if (!f->features.features[s].name[0])
-                                                continue; /* a bit the kernel has no name for */
-                                        fputs(first ? "{\"name\":" : ",{\"name\":", out);
-                                        first = false;
-                                        json_string(out, f->features.features[s].name);
-                                        fprintf(out, ",\"active\":%s,\"changeable\":%s}", f->features.features[s].active ? "true" : "false",
-                                                f->features.features[s].changeable ? "true" : "false");
-                                }
-                                fputc(']', out);
-                        } else
-                                fputs("null", out);
-                        fputc('}', out);
-                }
-                fputs(",\"kernel_log\":[", out);
-                for (size_t s = 0; s < f->n_kernel; s++) {
-                        if (s)
-                                fputc(',', out);
-                        json_string(out, f->kernel[s]);
-                }
-                fprintf(out, "],\"kernel_log_left_out\":%zu,\"journal\":[", f->kernel_dropped);
-                for (size_t s = 0; s < f->n_journal; s++) {
-                        char ts[64];
-                        fprintf(out, "%s{\"time\":", s ? "," : "");
-                        json_string(out, timestamp(f->journal[s].usec, ts, sizeof(ts)));
-                        fprintf(out, ",\"usec\":%" PRIu64 ",\"message\":", f->journal[s].usec);
-                        json_string(out, f->journal[s].message);
-                        fputc('}', out);
-                }
-                fputs("]}", out);
+                json_str(w, mf->modules[i]);
+        json_array_end(w);
+        json_kv_bool(w, "macs_shown", c->opts->show_mac);
+}
+
+static void json_identity(JsonWriter *w, const Diagnose *d, const NicFacts *f) {
+        Nic copy = *f->nic;
+
+        /* The permanent MAC is null unless --show-mac: the report is meant for public trackers. */
+        if (!d->c->opts->show_mac)
+                copy.perm_mac[0] = '\0';
+        report_nic_json_members(w, &copy);
+        report_link_json(w, "upstream_link", &f->nic->upstream_link);
+        json_kv_str(w, "upstream_id", f->port_id[0] ? f->port_id : NULL);
+        json_key(w, "driver_info");
+        if (f->drv_error < 0)
+                json_null(w);
+        else {
+                json_object_begin(w);
+                json_kv_str(w, "driver", f->drv.driver);
+                json_kv_str(w, "version", f->drv.version);
+                json_kv_str(w, "firmware", f->drv.fw_version);
+                json_kv_str(w, "bus_info", f->drv.bus_info);
+                json_object_end(w);
         }
-        fputs("],\"config_problems\":[", out);
-        for (size_t i = 0; i < problems.n; i++) {
-                if (i)
-                        fputc(',', out);
-                json_string(out, problems.msgs[i]);
+        json_kv_str(w, "phy", f->phy);
+        json_kv_bool(w, "phy_generic", f->phy && strstr(f->phy, "Generic FE-GE Realtek PHY"));
+        json_key(w, "tx_timeouts");
+        if (f->tx_timeouts_known)
+                json_u64(w, f->tx_timeouts);
+        else
+                json_null(w);
+        json_kv_bool(w, "tx_timeout_guard", f->tx_guard);
+}
+
+static void json_knobs(JsonWriter *w, const NicFacts *f) {
+        const Quirk *qs[_KNOB_MAX + 1];
+        size_t nq = plan_quirks(&f->plan, qs, ELEMENTSOF(qs));
+
+        json_key(w, "knobs");
+        json_object_begin(w);
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                const PlanItem *it = plan_item(&f->plan, k), *held = held_item(&f->plan, k);
+                char why[600];
+                json_key(w, knob_get(k)->name);
+                json_object_begin(w);
+                json_key(w, "current");
+                report_knob_reading_json(w, k, &f->current[k]);
+                json_key(w, "desired");
+                if (it && it->action != PLAN_EXCLUDED)
+                        report_knob_value_json(w, k, it->desired);
+                else
+                        json_null(w);
+                json_kv_str(w, "why", it ? plan_provenance_string(&it->why, why, sizeof(why)) : NULL);
+                json_key(w, "held_back");
+                if (held)
+                        report_knob_value_json(w, k, held->desired);
+                else
+                        json_null(w);
+                json_object_end(w);
         }
-        fputs("],\"not_read\":[", out);
-        for (size_t i = 0; i < n_unread; i++) {
-                fputs(i ? ",{\"what\":" : "{\"what\":", out);
-                json_string(out, unread[i].what);
-                fputs(",\"errno\":", out);
-                json_string(out, report_errno_name(unread[i].error));
-                fputs(",\"message\":", out);
-                json_string(out, unread[i].message);
-                fputc('}', out);
+        json_object_end(w);
+        json_key(w, "quirks");
+        json_array_begin(w);
+        for (size_t j = 0; j < nq; j++) {
+                json_object_begin(w);
+                json_kv_str(w, "id", qs[j]->id);
+                json_kv_str(w, "reason", qs[j]->reason);
+                json_kv_str(w, "evidence", qs[j]->evidence);
+                json_kv_str(w, "counter_evidence", qs[j]->counter_evidence);
+                json_key(w, "reference");
+                json_words(w, qs[j]->reference);
+                json_object_end(w);
         }
-        fputs("]}\n", out);
+        json_array_end(w);
+}
+
+static void json_ethtool(JsonWriter *w, const NicFacts *f) {
+        char sp[32];
+
+        json_key(w, "statistics");
+        if (f->stats_error < 0)
+                json_null(w);
+        else {
+                json_object_begin(w);
+                for (size_t s = 0; s < f->stats.n; s++)
+                        json_kv_u64(w, f->stats.names[s], f->stats.values[s]);
+                json_object_end(w);
+        }
+        json_key(w, "ethtool");
+        json_object_begin(w);
+        json_attr_bool(w, "link_detected", f->linkstate_known, &f->linkstate, ETHTOOL_A_LINKSTATE_LINK);
+        json_key(w, "speed_mbps");
+        if (link_speed(f, sp, sizeof(sp)))
+                json_u64(w, f->linkmodes.value[ETHTOOL_A_LINKMODES_SPEED]);
+        else
+                json_null(w);
+        json_kv_str(w, "duplex", link_duplex(f));
+        json_attr_bool(w, "autoneg", f->linkmodes_known, &f->linkmodes, ETHTOOL_A_LINKMODES_AUTONEG);
+        json_key(w, "features");
+        if (!f->features_known)
+                json_null(w);
+        else {
+                json_array_begin(w);
+                for (size_t s = 0; s < f->features.n; s++) {
+                        if (!f->features.features[s].name[0])
+                                continue; /* a bit the kernel has no name for */
+                        json_object_begin(w);
+                        json_kv_str(w, "name", f->features.features[s].name);
+                        json_kv_bool(w, "active", f->features.features[s].active);
+                        json_kv_bool(w, "changeable", f->features.features[s].changeable);
+                        json_object_end(w);
+                }
+                json_array_end(w);
+        }
+        json_object_end(w);
+}
+
+static void json_messages(JsonWriter *w, const NicFacts *f) {
+        json_key(w, "kernel_log");
+        json_array_begin(w);
+        for (size_t s = 0; s < f->n_kernel; s++)
+                json_str(w, f->kernel[s]);
+        json_array_end(w);
+        json_kv_u64(w, "kernel_log_left_out", f->kernel_dropped);
+        json_key(w, "journal");
+        json_array_begin(w);
+        for (size_t s = 0; s < f->n_journal; s++) {
+                char ts[64];
+                json_object_begin(w);
+                json_kv_str(w, "time", timestamp(f->journal[s].usec, ts, sizeof(ts)));
+                json_kv_u64(w, "usec", f->journal[s].usec);
+                json_kv_str(w, "message", f->journal[s].message);
+                json_object_end(w);
+        }
+        json_array_end(w);
+}
+
+static void json_footer(JsonWriter *w, const Diagnose *d) {
+        json_key(w, "config_problems");
+        json_array_begin(w);
+        for (size_t i = 0; i < d->problems.n; i++)
+                json_str(w, d->problems.msgs[i]);
+        json_array_end(w);
+        json_key(w, "not_read");
+        json_array_begin(w);
+        for (size_t i = 0; i < d->unread.n; i++) {
+                json_object_begin(w);
+                json_kv_str(w, "what", d->unread.v[i].what);
+                json_kv_str(w, "errno", report_errno_name(d->unread.v[i].error));
+                json_kv_str(w, "message", d->unread.v[i].message);
+                json_object_end(w);
+        }
+        json_array_end(w);
+}
+
+static void json(FILE *out, const Diagnose *d) {
+        JsonWriter w = json_writer(out);
+
+        json_object_begin(&w);
+        json_machine(&w, d);
+        json_key(&w, "nics");
+        json_array_begin(&w);
+        for (size_t i = 0; i < d->n; i++) {
+                const NicFacts *f = &d->facts[i];
+                json_object_begin(&w);
+                json_identity(&w, d, f);
+                json_knobs(&w, f);
+                json_key(&w, "link_power");
+                report_link_power_json(&w, f->link_power_known ? &f->link_power : NULL);
+                json_key(&w, "link_power_plan");
+                report_plan_link_power_json(&w, &f->plan);
+                json_ethtool(&w, f);
+                json_messages(&w, f);
+                json_object_end(&w);
+        }
+        json_array_end(&w);
+        json_footer(&w, d);
+        json_object_end(&w);
+        json_end(&w);
+}
+
+/* The facts: policy (a broken one is itself worth reporting: diagnose goes on without it), machine, NICs, logs. */
+static int diagnose_gather(Diagnose *d, const Options *o, const bool *selected) {
+        Context *c = d->c;
+        struct utsname u;
+
+        if (context_load_policy(c) < 0) {
+                log_warning("Planned values below assume no configuration and no quirks.");
+                not_read(&d->unread, 0, "rejected (see the configuration problems); planned values assume no configuration and no quirks",
+                         "configuration and quirk files");
+                machine_read(c->root, o->kernel_release, &c->machine);
+                c->profile = profile_resolve(c->config.profile, c->machine.power);
+        }
+        if (uname(&u) >= 0)
+                snprintf(d->kernel, sizeof(d->kernel), "%s %s %s", u.release, u.version, u.machine);
+        else
+                snprintf(d->kernel, sizeof(d->kernel), "unknown");
+        aspm_policy(c->root, d->policy, sizeof(d->policy));
+        if (strncmp(d->policy, "unknown", 7) == 0)
+                not_read(&d->unread, 0, "no pcie_aspm policy: CONFIG_PCIEASPM=n?", "ASPM policy (module/pcie_aspm/parameters/policy)");
+        machine_facts(c, &d->machine, &d->unread);
+        read_problems(o, &d->problems);
+        d->facts = calloc(c->nics.n + 1, sizeof(NicFacts));
+        if (!d->facts)
+                return log_oom();
+        for (size_t i = 0; i < c->nics.n; i++)
+                if (selected[i]) {
+                        d->facts[d->n] = (NicFacts) { .nic = &c->nics.nics[i], .unread = &d->unread };
+                        gather(c, &d->facts[d->n++]);
+                }
+        if (d->n == 0)
+                return 0;
+        if (o->kernel_log)
+                kernel_lines_from_file(&d->unread, d->facts, d->n, o->kernel_log, o->show_mac);
+        else if (sysroot_is_live(c->root))
+                kernel_lines_from_journal(&d->unread, d->facts, d->n, o->show_mac);
+        else
+                not_read(&d->unread, 0, "none given for this sysfs tree (--kernel-log)", "kernel log");
+        for (size_t i = 0; i < d->n; i++)
+                find_phy_line(&d->facts[i]);
+        return 0;
 }
 
 int cmd_diagnose(const Options *o) {
         _cleanup_free_ bool *selected = NULL;
-        _cleanup_free_ NicFacts *facts = NULL;
-        MachineFacts mf = {};
-        char kernel[600], policy[128];
-        struct utsname u;
-        size_t n = 0;
         Context c;
+        Diagnose d = { .c = &c };
         int ret = 1;
 
-        /* A broken configuration is itself worth reporting: diagnose goes on without it. */
         if (context_open_selected(&c, o, false, &selected) < 0)
                 goto out;
-        if (context_load_policy(&c) < 0) {
-                log_warning("Planned values below assume no configuration and no quirks.");
-                not_read(0, "rejected (see the configuration problems); planned values assume no configuration and no quirks",
-                         "configuration and quirk files");
-                machine_read(c.root, o->kernel_release, &c.machine);
-                c.profile = profile_resolve(c.config.profile, c.machine.power);
-        }
-        if (uname(&u) >= 0)
-                snprintf(kernel, sizeof(kernel), "%s %s %s", u.release, u.version, u.machine);
-        else
-                snprintf(kernel, sizeof(kernel), "unknown");
-        aspm_policy(c.root, policy, sizeof(policy));
-        if (strncmp(policy, "unknown", 7) == 0)
-                not_read(0, "no pcie_aspm policy: CONFIG_PCIEASPM=n?", "ASPM policy (module/pcie_aspm/parameters/policy)");
-        machine_facts(&c, &mf);
-        read_problems(o);
-        facts = calloc(c.nics.n + 1, sizeof(NicFacts));
-        if (!facts)
+        if (diagnose_gather(&d, o, selected) < 0)
                 goto out;
-        for (size_t i = 0; i < c.nics.n; i++)
-                if (selected[i]) {
-                        facts[n].nic = &c.nics.nics[i];
-                        gather(&c, &facts[n++]);
-                }
-        if (n > 0) {
-                if (o->kernel_log)
-                        kernel_lines_from_file(facts, n, o->kernel_log, o->show_mac);
-                else if (sysroot_is_live(c.root))
-                        kernel_lines_from_journal(facts, n, o->show_mac);
-                else
-                        not_read(0, "none given for this sysfs tree (--kernel-log)", "kernel log");
-                for (size_t i = 0; i < n; i++)
-                        find_phy_line(&facts[i]);
-        }
         if (o->json)
-                json(stdout, &c, &mf, kernel, policy, facts, n);
+                json(stdout, &d);
         else
-                markdown(stdout, &c, &mf, kernel, policy, facts, n);
-        for (size_t i = 0; i < n; i++)
-                facts_done(&facts[i]);
+                markdown(stdout, &d);
         ret = 0;
 out:
-        diag_done(&problems);
+        for (size_t i = 0; i < d.n; i++)
+                facts_done(&d.facts[i]);
+        free(d.facts);
+        diag_done(&d.problems);
         context_done(&c);
         return ret;
 }

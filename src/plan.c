@@ -11,6 +11,15 @@ static const char *const action_names[_PLAN_ACTION_MAX] = {
 
 const char *plan_action_to_string(PlanAction a) { return a < _PLAN_ACTION_MAX ? action_names[a] : NULL; }
 
+static const char *const provenance_kinds[_PROVENANCE_KIND_MAX] = {
+        [PROVENANCE_QUIRK] = "quirk",
+        [PROVENANCE_CONFIG] = "config",
+        [PROVENANCE_GUARD] = "tx-timeout-guard",
+        [PROVENANCE_LINK_POWER] = "link-power",
+};
+
+const char *provenance_kind_to_string(ProvenanceKind k) { return k < _PROVENANCE_KIND_MAX ? provenance_kinds[k] : NULL; }
+
 const char *plan_provenance_string(const Provenance *p, char *buf, size_t size) {
         switch (p->kind) {
         case PROVENANCE_QUIRK:

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <sys/ioctl.h>
 
 #include "report.h"
@@ -156,20 +157,12 @@ void report_status_text(FILE *f, const NicStatus *s, size_t n) {
         }
 }
 
-static void json_kv_str(FILE *f, const char *key, const char *value, bool comma) {
-        json_string(f, key);
-        fputc(':', f);
-        json_string(f, value);
-        if (comma)
-                fputc(',', f);
-}
-
 /* A knob's value in its JSON type: a boolean for on/off knobs, a number otherwise. */
-void report_knob_value_json(FILE *f, KnobId k, uint64_t v) {
+void report_knob_value_json(JsonWriter *w, KnobId k, uint64_t v) {
         if (knob_get(k)->type == KNOB_TYPE_BOOL)
-                fputs(v ? "true" : "false", f);
+                json_bool(w, v);
         else
-                fprintf(f, "%" PRIu64, v);
+                json_u64(w, v);
 }
 
 /* "ENODEV" for -ENODEV; NULL for 0. */
@@ -183,164 +176,160 @@ const char *report_errno_name(int error) {
 }
 
 /* The one knob object of schema 1: the same keys always, null when unknown. */
-void report_knob_reading_json(FILE *f, KnobId k, const KnobReading *r) {
-        fputs("{\"value\":", f);
+void report_knob_reading_json(JsonWriter *w, KnobId k, const KnobReading *r) {
+        json_object_begin(w);
+        json_key(w, "value");
         if (r->status == KNOB_STATUS_OK && !r->partial)
-                report_knob_value_json(f, k, r->value);
+                report_knob_value_json(w, k, r->value);
         else
-                fputs("null", f);
-        fputc(',', f);
-        json_kv_str(f, "status", knob_status_to_string(r->status), true);
-        json_kv_str(f, "errno", r->status != KNOB_STATUS_OK ? report_errno_name(r->error) : NULL, true);
-        json_kv_str(f, "message",
-                    r->status == KNOB_STATUS_OK ? NULL : r->message[0] ? r->message : r->error ? strerror(-r->error) : NULL,
-                    true);
-        fprintf(f, "\"partial\":%s,\"fixed\":%s}", r->status == KNOB_STATUS_OK && r->partial ? "true" : "false",
-                r->status == KNOB_STATUS_OK && r->fixed ? "true" : "false");
+                json_null(w);
+        json_kv_str(w, "status", knob_status_to_string(r->status));
+        json_kv_str(w, "errno", r->status != KNOB_STATUS_OK ? report_errno_name(r->error) : NULL);
+        json_kv_str(w, "message",
+                    r->status == KNOB_STATUS_OK ? NULL : r->message[0] ? r->message : r->error ? strerror(-r->error) : NULL);
+        json_kv_bool(w, "partial", r->status == KNOB_STATUS_OK && r->partial);
+        json_kv_bool(w, "fixed", r->status == KNOB_STATUS_OK && r->fixed);
+        json_object_end(w);
 }
 
 /* "L0s L1" as ["L0s","L1"]. */
-static void aspm_states_json(FILE *f, uint8_t bits) {
-        fputc('[', f);
+static void aspm_states_json(JsonWriter *w, const char *key, uint8_t bits) {
+        json_key(w, key);
+        json_array_begin(w);
         if (bits & 1)
-                fputs("\"L0s\"", f);
+                json_str(w, "L0s");
         if (bits & 2)
-                fputs(bits & 1 ? ",\"L1\"" : "\"L1\"", f);
-        fputc(']', f);
+                json_str(w, "L1");
+        json_array_end(w);
 }
 
-/* Space-separated words as a JSON array of strings. */
-void report_words_json(FILE *f, const char *words) {
-        bool first = true;
-
-        fputc('[', f);
-        for (const char *p = words ?: ""; *p;) {
-                size_t n;
-                _cleanup_free_ char *w = NULL;
-
-                p += strspn(p, " \t");
-                n = strcspn(p, " \t");
-                if (n == 0)
-                        break;
-                w = strndup(p, n);
-                if (!first)
-                        fputc(',', f);
-                json_string(f, w ?: "");
-                first = false;
-                p += n;
-        }
-        fputc(']', f);
-}
-
-void report_nic_json_members(FILE *f, const Nic *n) {
+static void _printf_(3, 4) hex_kv(JsonWriter *w, const char *key, const char *fmt, ...) {
         char buf[32];
+        va_list ap;
 
-        json_kv_str(f, "slot", n->slot, true);
-        json_kv_str(f, "upstream", n->upstream[0] ? n->upstream : NULL, true);
-        json_kv_str(f, "interface", nic_ifname(n), true);
-        fputs("\"interfaces\":[", f);
-        for (size_t i = 0; i < n->n_ifnames; i++) {
-                if (i)
-                        fputc(',', f);
-                json_string(f, n->ifnames[i]);
-        }
-        fputs("],", f);
-        json_kv_str(f, "driver", n->driver[0] ? n->driver : NULL, true);
-        snprintf(buf, sizeof(buf), "%04x", n->vendor);
-        json_kv_str(f, "vendor", buf, true);
-        snprintf(buf, sizeof(buf), "%04x", n->device);
-        json_kv_str(f, "device", buf, true);
-        snprintf(buf, sizeof(buf), "%04x:%04x", n->subsys_vendor, n->subsys_device);
-        json_kv_str(f, "subsystem", buf, true);
-        snprintf(buf, sizeof(buf), "%02x", n->revision);
-        json_kv_str(f, "revision", buf, true);
-        json_kv_str(f, "permanent_mac", n->perm_mac[0] ? n->perm_mac : NULL, true);
-        json_kv_str(f, "chip", n->chip ? n->chip->name : NULL, true);
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof(buf), fmt, ap);
+        va_end(ap);
+        json_kv_str(w, key, buf);
+}
+
+void report_nic_json_members(JsonWriter *w, const Nic *n) {
+        json_kv_str(w, "slot", n->slot);
+        json_kv_str(w, "upstream", n->upstream[0] ? n->upstream : NULL);
+        json_kv_str(w, "interface", nic_ifname(n));
+        json_key(w, "interfaces");
+        json_array_begin(w);
+        for (size_t i = 0; i < n->n_ifnames; i++)
+                json_str(w, n->ifnames[i]);
+        json_array_end(w);
+        json_kv_str(w, "driver", n->driver[0] ? n->driver : NULL);
+        hex_kv(w, "vendor", "%04x", n->vendor);
+        hex_kv(w, "device", "%04x", n->device);
+        hex_kv(w, "subsystem", "%04x:%04x", n->subsys_vendor, n->subsys_device);
+        hex_kv(w, "revision", "%02x", n->revision);
+        json_kv_str(w, "permanent_mac", n->perm_mac[0] ? n->perm_mac : NULL);
+        json_kv_str(w, "chip", n->chip ? n->chip->name : NULL);
         if (n->xid != CHIP_XID_INVALID)
-                snprintf(buf, sizeof(buf), "%03x", n->xid);
-        json_kv_str(f, "xid", n->xid != CHIP_XID_INVALID ? buf : NULL, true);
+                hex_kv(w, "xid", "%03x", n->xid);
+        else
+                json_kv_null(w, "xid");
         if (n->xid2 != CHIP_XID2_INVALID)
-                snprintf(buf, sizeof(buf), "%x", n->xid2);
-        json_kv_str(f, "xid_extended", n->xid2 != CHIP_XID2_INVALID ? buf : NULL, true);
-        json_kv_str(f, "xid_source", n->xid_source != XID_SOURCE_NONE ? xid_source_to_string(n->xid_source) : NULL, true);
-        json_kv_str(f, "xid_notes", n->xid_notes[0] ? n->xid_notes : NULL, true);
-        report_link_json(f, "link", &n->link);
+                hex_kv(w, "xid_extended", "%x", n->xid2);
+        else
+                json_kv_null(w, "xid_extended");
+        json_kv_str(w, "xid_source", n->xid_source != XID_SOURCE_NONE ? xid_source_to_string(n->xid_source) : NULL);
+        json_kv_str(w, "xid_notes", n->xid_notes[0] ? n->xid_notes : NULL);
+        report_link_json(w, "link", &n->link);
 }
 
-void report_link_json(FILE *f, const char *key, const PciLink *l) {
-        fprintf(f, "\"%s\":{\"config_space_truncated\":%s,\"pcie\":%s,\"aspm_support\":", key, l->truncated ? "true" : "false",
-                l->pcie ? "true" : "false");
-        aspm_states_json(f, l->aspm_support);
-        fputs(",\"aspm_enabled\":", f);
-        aspm_states_json(f, l->aspm_control);
-        fprintf(f, ",\"clkpm_capable\":%s,\"clkpm_enabled\":%s,\"l1ss\":%s,\"l1ss_cap\":\"0x%08x\",\"l1ss_ctl1\":\"0x%08x\"}",
-                l->clkpm_capable ? "true" : "false", l->clkpm_enabled ? "true" : "false", l->l1ss ? "true" : "false",
-                l->l1ss_cap, l->l1ss_ctl1);
+void report_link_json(JsonWriter *w, const char *key, const PciLink *l) {
+        json_key(w, key);
+        json_object_begin(w);
+        json_kv_bool(w, "config_space_truncated", l->truncated);
+        json_kv_bool(w, "pcie", l->pcie);
+        aspm_states_json(w, "aspm_support", l->aspm_support);
+        aspm_states_json(w, "aspm_enabled", l->aspm_control);
+        json_kv_bool(w, "clkpm_capable", l->clkpm_capable);
+        json_kv_bool(w, "clkpm_enabled", l->clkpm_enabled);
+        json_kv_bool(w, "l1ss", l->l1ss);
+        hex_kv(w, "l1ss_cap", "0x%08x", l->l1ss_cap);
+        hex_kv(w, "l1ss_ctl1", "0x%08x", l->l1ss_ctl1);
+        json_object_end(w);
 }
 
-void report_link_power_json(FILE *f, const LinkPowerRecord *rec) {
+void report_link_power_json(JsonWriter *w, const LinkPowerRecord *rec) {
         if (!rec) {
-                fputs("null", f);
+                json_null(w);
                 return;
         }
-        fputc('{', f);
-        json_kv_str(f, "state", rec->state, true);
-        json_kv_str(f, "reason", rec->reason[0] ? rec->reason : NULL, true);
-        fprintf(f, "\"transitions\":%u,\"l1_on_seconds\":%.3f,\"l1_off_seconds\":%.3f}", rec->transitions,
-                (double) rec->idle_usec / 1e6, (double) rec->busy_usec / 1e6);
+        json_object_begin(w);
+        json_kv_str(w, "state", rec->state);
+        json_kv_str(w, "reason", rec->reason[0] ? rec->reason : NULL);
+        json_kv_u64(w, "transitions", rec->transitions);
+        json_key(w, "l1_on_seconds");
+        json_fixed(w, (double) rec->idle_usec / 1e6, 3);
+        json_key(w, "l1_off_seconds");
+        json_fixed(w, (double) rec->busy_usec / 1e6, 3);
+        json_object_end(w);
+}
+
+void report_knobs_json(JsonWriter *w, const KnobReading knobs[_KNOB_MAX]) {
+        json_key(w, "knobs");
+        json_object_begin(w);
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                json_key(w, knob_get(k)->name);
+                report_knob_reading_json(w, k, &knobs[k]);
+        }
+        json_object_end(w);
 }
 
 void report_status_json(FILE *f, const NicStatus *s, size_t n) {
-        fprintf(f, "{\"schema\":%d,\"nics\":[", REPORT_JSON_SCHEMA);
+        JsonWriter w = json_writer(f);
+
+        json_object_begin(&w);
+        json_kv_u64(&w, "schema", REPORT_JSON_SCHEMA);
+        json_key(&w, "nics");
+        json_array_begin(&w);
         for (size_t i = 0; i < n; i++) {
-                if (i)
-                        fputc(',', f);
-                fputc('{', f);
-                report_nic_json_members(f, s[i].nic);
+                json_object_begin(&w);
+                report_nic_json_members(&w, s[i].nic);
+                json_key(&w, "tx_timeouts");
                 if (s[i].tx_timeouts_known)
-                        fprintf(f, ",\"tx_timeouts\":%" PRIu64, s[i].tx_timeouts);
+                        json_u64(&w, s[i].tx_timeouts);
                 else
-                        fputs(",\"tx_timeouts\":null", f);
-                fprintf(f, ",\"tx_timeout_guard\":%s", s[i].tx_guard ? "true" : "false");
-                fputs(",\"link_power\":", f);
-                report_link_power_json(f, s[i].link_power_known ? &s[i].link_power : NULL);
-                fputs(",\"knobs\":{", f);
-                for (int k = 0; k < _KNOB_MAX; k++) {
-                        if (k)
-                                fputc(',', f);
-                        json_string(f, knob_get(k)->name);
-                        fputc(':', f);
-                        report_knob_reading_json(f, k, &s[i].knobs[k]);
-                }
-                fputs("}}", f);
+                        json_null(&w);
+                json_kv_bool(&w, "tx_timeout_guard", s[i].tx_guard);
+                json_key(&w, "link_power");
+                report_link_power_json(&w, s[i].link_power_known ? &s[i].link_power : NULL);
+                report_knobs_json(&w, s[i].knobs);
+                json_object_end(&w);
         }
-        fputs("]}\n", f);
+        json_array_end(&w);
+        json_object_end(&w);
+        json_end(&w);
 }
 
-/* Where a value comes from, as the same members always: source, quirk, reason, reference, file, line. */
-static void provenance_json(FILE *f, const Provenance *p) {
+/* Where a value comes from, as the same members always: source, quirk, its grounds, reference, file, line. */
+static void provenance_json(JsonWriter *w, const Provenance *p) {
         const Quirk *q = p->kind == PROVENANCE_QUIRK ? p->quirk : NULL;
         bool cfg = p->kind == PROVENANCE_CONFIG;
 
-        json_kv_str(f, "source",
-                    p->kind == PROVENANCE_QUIRK ? "quirk" : p->kind == PROVENANCE_GUARD ? "tx-timeout-guard"
-                    : p->kind == PROVENANCE_LINK_POWER ? "link-power" : cfg ? "config" : NULL,
-                    true);
-        json_kv_str(f, "quirk", q ? q->id : NULL, true);
-        json_kv_str(f, "reason", q ? q->reason : NULL, true);
-        json_kv_str(f, "evidence", q ? q->evidence : NULL, true);
-        json_kv_str(f, "counter_evidence", q ? q->counter_evidence : NULL, true);
-        fputs("\"reference\":", f);
+        json_kv_str(w, "source", provenance_kind_to_string(p->kind));
+        json_kv_str(w, "quirk", q ? q->id : NULL);
+        json_kv_str(w, "reason", q ? q->reason : NULL);
+        json_kv_str(w, "evidence", q ? q->evidence : NULL);
+        json_kv_str(w, "counter_evidence", q ? q->counter_evidence : NULL);
+        json_key(w, "reference");
         if (q)
-                report_words_json(f, q->reference);
+                json_words(w, q->reference);
         else
-                fputs("null", f);
-        fputc(',', f);
-        json_kv_str(f, "file", cfg ? p->origin.file : NULL, true);
+                json_null(w);
+        json_kv_str(w, "file", cfg ? p->origin.file : NULL);
+        json_key(w, "line");
         if (cfg)
-                fprintf(f, "\"line\":%u", p->origin.line);
+                json_u64(w, p->origin.line);
         else
-                fputs("\"line\":null", f);
+                json_null(w);
 }
 
 static const char *reading_string(KnobId k, const KnobReading *r, char *buf, size_t size) {
@@ -351,63 +340,61 @@ static const char *reading_string(KnobId k, const KnobReading *r, char *buf, siz
         return knob_format_value(k, r->value, buf, size);
 }
 
-static void plan_item_json(FILE *f, const PlanItem *it, bool comma, const char *because) {
-        if (comma)
-                fputc(',', f);
-        fputc('{', f);
-        json_kv_str(f, "knob", knob_get(it->knob)->name, true);
-        json_kv_str(f, "action", plan_action_to_string(it->action), true);
-        fputs("\"current\":", f);
-        report_knob_reading_json(f, it->knob, &it->current);
-        fputc(',', f);
-        json_kv_str(f, "because", because, true);
-        fputs("\"desired\":", f);
+static void plan_item_json(JsonWriter *w, const PlanItem *it, const char *because) {
+        json_object_begin(w);
+        json_kv_str(w, "knob", knob_get(it->knob)->name);
+        json_kv_str(w, "action", plan_action_to_string(it->action));
+        json_key(w, "current");
+        report_knob_reading_json(w, it->knob, &it->current);
+        json_kv_str(w, "because", because);
+        json_key(w, "desired");
         if (it->action == PLAN_EXCLUDED)
-                fputs("null", f);
+                json_null(w);
         else
-                report_knob_value_json(f, it->knob, it->desired);
-        fputc(',', f);
-        provenance_json(f, &it->why);
+                report_knob_value_json(w, it->knob, it->desired);
+        provenance_json(w, &it->why);
         /* The kernel already does what the quirk asks, since this version: null when not. */
-        fputs(",\"kernel_default_since\":", f);
+        json_key(w, "kernel_default_since");
         if (it->kernel_default) {
                 char since[24];
-                json_string(f, kernel_version_to_string(&it->why.quirk->kernel_default_since, since, sizeof(since)));
+                json_str(w, kernel_version_to_string(&it->why.quirk->kernel_default_since, since, sizeof(since)));
         } else
-                fputs("null", f);
-        fputs(",\"overrides\":", f);
+                json_null(w);
+        json_key(w, "overrides");
         if (it->overrides) {
-                fputc('{', f);
-                provenance_json(f, &it->overridden);
-                fputs(",\"value\":", f);
+                json_object_begin(w);
+                provenance_json(w, &it->overridden);
+                json_key(w, "value");
                 if (it->overridden.quirk && it->overridden.quirk->set[it->knob])
-                        report_knob_value_json(f, it->knob, it->overridden_value);
+                        report_knob_value_json(w, it->knob, it->overridden_value);
                 else
-                        fputs("null", f);
-                fputc('}', f);
+                        json_null(w);
+                json_object_end(w);
         } else
-                fputs("null", f);
-        fputc('}', f);
+                json_null(w);
+        json_object_end(w);
 }
 
-/* Why a fix of the performance profile is not applied: "performance profile only; on battery". */
 /* null, or what link-power = dynamic asked for this NIC and whether it runs here. */
-void report_plan_link_power_json(FILE *f, const NicPlan *p) {
+void report_plan_link_power_json(JsonWriter *w, const NicPlan *p) {
         if (!p->link_power_asked) {
-                fputs("null", f);
+                json_null(w);
                 return;
         }
-        fputs("{\"mode\":\"dynamic\",", f);
-        json_kv_str(f, "file", p->link_power_origin.file, true);
+        json_object_begin(w);
+        json_kv_str(w, "mode", "dynamic");
+        json_kv_str(w, "file", p->link_power_origin.file);
+        json_key(w, "line");
         if (p->link_power_origin.file)
-                fprintf(f, "\"line\":%u,", p->link_power_origin.line);
+                json_u64(w, p->link_power_origin.line);
         else
-                fputs("\"line\":null,", f);
-        fprintf(f, "\"busy_packets_per_second\":%" PRIu64 ",\"quiet_seconds\":%" PRIu64 ",\"runs\":%s,", p->link_power_busy_pps,
-                p->link_power_quiet_s, p->link_power_blocked ? "false" : "true");
-        json_kv_str(f, "blocked", p->link_power_blocked, true);
-        json_kv_str(f, "quirk", p->link_power_quirk ? p->link_power_quirk->id : NULL, false);
-        fputc('}', f);
+                json_null(w);
+        json_kv_u64(w, "busy_packets_per_second", p->link_power_busy_pps);
+        json_kv_u64(w, "quiet_seconds", p->link_power_quiet_s);
+        json_kv_bool(w, "runs", !p->link_power_blocked);
+        json_kv_str(w, "blocked", p->link_power_blocked);
+        json_kv_str(w, "quirk", p->link_power_quirk ? p->link_power_quirk->id : NULL);
+        json_object_end(w);
 }
 
 /* The same in words: where it runs, what it does; where it cannot, why (and the quirk's reason). */
@@ -443,60 +430,77 @@ static const char *held_back_because(const PlanReport *r, char *buf, size_t size
         return buf;
 }
 
+static void ignored_by_json(JsonWriter *w, const NicPlan *p) {
+        json_kv_bool(w, "ignored", p->ignored);
+        json_key(w, "ignored_by");
+        if (!p->ignored) {
+                json_null(w);
+                return;
+        }
+        json_object_begin(w);
+        json_kv_str(w, "file", p->ignored_by.file);
+        json_kv_u64(w, "line", p->ignored_by.line);
+        json_object_end(w);
+}
+
+static void plan_items_json(JsonWriter *w, const char *key, const PlanItem *items, size_t n, const char *because) {
+        json_key(w, key);
+        json_array_begin(w);
+        for (size_t j = 0; j < n; j++)
+                plan_item_json(w, &items[j], because);
+        json_array_end(w);
+}
+
+/* Entries of the profile that would apply, but were written for another driver. */
+static void other_driver_json(JsonWriter *w, const NicPlan *p) {
+        json_key(w, "other_driver");
+        json_array_begin(w);
+        for (size_t j = 0; j < p->n_other_driver; j++) {
+                const Quirk *q = p->other_driver[j];
+                json_object_begin(w);
+                json_kv_str(w, "quirk", q->id);
+                json_key(w, "drivers");
+                json_array_begin(w);
+                for (size_t k = 0; k < q->match.n_drivers; k++)
+                        json_str(w, q->match.drivers[k]);
+                json_array_end(w);
+                json_kv_str(w, "reason", q->reason);
+                json_object_end(w);
+        }
+        json_array_end(w);
+}
+
 void report_plan_json(FILE *f, const PlanReport *r) {
-        fprintf(f, "{\"schema\":%d,", REPORT_JSON_SCHEMA);
-        json_kv_str(f, "profile", profile_to_string(r->profile), true);
-        json_kv_str(f, "configured_profile", profile_to_string(r->from_config), true);
-        json_kv_str(f, "profile_override", r->override, true);
-        json_kv_str(f, "power_source", power_source_to_string(r->power), true);
-        fputs("\"nics\":[", f);
+        JsonWriter w = json_writer(f);
+        char hb[128];
+
+        json_object_begin(&w);
+        json_kv_u64(&w, "schema", REPORT_JSON_SCHEMA);
+        json_kv_str(&w, "profile", profile_to_string(r->profile));
+        json_kv_str(&w, "configured_profile", profile_to_string(r->from_config));
+        json_kv_str(&w, "profile_override", r->override);
+        json_kv_str(&w, "power_source", power_source_to_string(r->power));
+        json_key(&w, "nics");
+        json_array_begin(&w);
         for (size_t i = 0; i < r->n; i++) {
                 const NicPlan *p = &r->plans[i];
-                if (i)
-                        fputc(',', f);
-                fputc('{', f);
-                report_nic_json_members(f, p->nic);
-                fprintf(f, ",\"ignored\":%s,\"ignored_by\":", p->ignored ? "true" : "false");
-                if (p->ignored) {
-                        fputs("{\"file\":", f);
-                        json_string(f, p->ignored_by.file);
-                        fprintf(f, ",\"line\":%u},", p->ignored_by.line);
-                } else
-                        fputs("null,", f);
-                fputs("\"items\":[", f);
-                for (size_t j = 0; j < p->n; j++)
-                        plan_item_json(f, &p->items[j], j > 0, NULL);
+                json_object_begin(&w);
+                report_nic_json_members(&w, p->nic);
+                ignored_by_json(&w, p);
+                plan_items_json(&w, "items", p->items, p->n, NULL);
                 /* What the profile holds back, with why: not in items, which is what apply does. */
-                fputs("],\"held_back\":[", f);
-                for (size_t j = 0; j < p->n_held; j++) {
-                        char hb[128];
-                        plan_item_json(f, &p->held[j], j > 0, held_back_because(r, hb, sizeof(hb)));
-                }
-                fprintf(f, "],\"tx_timeouts\":%" PRIu64 ",\"tx_timeout_guard\":%s,\"guarded\":[", p->tx_timeouts,
-                        p->tx_guard ? "true" : "false");
-                for (size_t j = 0; j < p->n_guarded; j++)
-                        plan_item_json(f, &p->guarded[j], j > 0, "tx-timeout guard: this link timed out");
-                /* Entries of the profile that would apply, but were written for another driver. */
-                fputs("],\"link_power\":", f);
-                report_plan_link_power_json(f, p);
-                fputs(",\"other_driver\":[", f);
-                for (size_t j = 0; j < p->n_other_driver; j++) {
-                        const Quirk *q = p->other_driver[j];
-                        fputs(j ? ",{" : "{", f);
-                        json_kv_str(f, "quirk", q->id, true);
-                        fputs("\"drivers\":[", f);
-                        for (size_t k = 0; k < q->match.n_drivers; k++) {
-                                if (k)
-                                        fputc(',', f);
-                                json_string(f, q->match.drivers[k]);
-                        }
-                        fputs("],", f);
-                        json_kv_str(f, "reason", q->reason, false);
-                        fputc('}', f);
-                }
-                fputs("]}", f);
+                plan_items_json(&w, "held_back", p->held, p->n_held, held_back_because(r, hb, sizeof(hb)));
+                json_kv_u64(&w, "tx_timeouts", p->tx_timeouts);
+                json_kv_bool(&w, "tx_timeout_guard", p->tx_guard);
+                plan_items_json(&w, "guarded", p->guarded, p->n_guarded, "tx-timeout guard: this link timed out");
+                json_key(&w, "link_power");
+                report_plan_link_power_json(&w, p);
+                other_driver_json(&w, p);
+                json_object_end(&w);
         }
-        fputs("]}\n", f);
+        json_array_end(&w);
+        json_object_end(&w);
+        json_end(&w);
 }
 
 void report_plan_text(FILE *f, const PlanReport *r) {
@@ -654,81 +658,108 @@ void report_quirk_grounds_text(FILE *f, const Quirk *q, const char *first) {
         print_wrapped(f, "    see:", "      ", q->reference);
 }
 
-void report_quirk_json(FILE *f, const Quirk *q) {
-        bool first = true;
+static void _printf_(2, 3) json_strf(JsonWriter *w, const char *fmt, ...) {
+        char buf[64];
+        va_list ap;
 
-        fputc('{', f);
-        json_kv_str(f, "id", q->id, true);
-        json_kv_str(f, "file", q->file, true);
-        fprintf(f, "\"line\":%u,\"xid\":[", q->line);
-        for (size_t i = 0; i < q->match.n_xids; i++)
-                fprintf(f, q->match.xids[i].extended ? "%s{\"value\":\"%x\",\"mask\":\"%x\",\"extended\":true}"
-                                                     : "%s{\"value\":\"%03x\",\"mask\":\"%03x\"}",
-                        i ? "," : "", q->match.xids[i].value, q->match.xids[i].mask);
-        fputs("],\"pci_ids\":[", f);
-        for (size_t i = 0; i < q->match.n_pci_ids; i++)
-                fprintf(f, "%s\"%04x:%04x\"", i ? "," : "", q->match.pci_ids[i].vendor, q->match.pci_ids[i].device);
-        fputs("],\"drivers\":[", f);
-        for (size_t i = 0; i < q->match.n_drivers; i++) {
-                if (i)
-                        fputc(',', f);
-                json_string(f, q->match.drivers[i]);
-        }
-        fputs("],\"subsystems\":[", f);
-        for (size_t i = 0; i < q->match.n_subsystems; i++) {
-                const IdMatch *m = &q->match.subsystems[i];
-                if (m->any_device)
-                        fprintf(f, "%s\"%04x:*\"", i ? "," : "", m->vendor);
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof(buf), fmt, ap);
+        va_end(ap);
+        json_str(w, buf);
+}
+
+static void quirk_ids_json(JsonWriter *w, const char *key, const IdMatch *ids, size_t n) {
+        json_key(w, key);
+        json_array_begin(w);
+        for (size_t i = 0; i < n; i++)
+                if (ids[i].any_device)
+                        json_strf(w, "%04x:*", ids[i].vendor);
                 else
-                        fprintf(f, "%s\"%04x:%04x\"", i ? "," : "", m->vendor, m->device);
-        }
-        fputs("],\"dmi\":{", f);
-        for (int d = 0; d < _DMI_FIELD_MAX; d++) {
-                fprintf(f, "%s\"%s\":", d ? "," : "", dmi_field_to_string(d));
-                json_string(f, q->match.dmi[d]);
-        }
-        fputs("},\"profiles\":[", f);
-        for (int p = 0; p < _PROFILE_MAX; p++)
-                if (q->profiles[p]) {
-                        fprintf(f, "%s\"%s\"", first ? "" : ",", profile_to_string(p));
-                        first = false;
+                        json_strf(w, "%04x:%04x", ids[i].vendor, ids[i].device);
+        json_array_end(w);
+}
+
+/* What an entry matches on: its XIDs, ids, drivers, DMI globs and kernel ranges, as schema 1 has them. */
+static void quirk_match_json(JsonWriter *w, const NicMatch *m) {
+        json_key(w, "xid");
+        json_array_begin(w);
+        for (size_t i = 0; i < m->n_xids; i++) {
+                json_object_begin(w);
+                if (m->xids[i].extended) {
+                        json_key(w, "value");
+                        json_strf(w, "%x", m->xids[i].value);
+                        json_key(w, "mask");
+                        json_strf(w, "%x", m->xids[i].mask);
+                        json_kv_bool(w, "extended", true);
+                } else {
+                        json_key(w, "value");
+                        json_strf(w, "%03x", m->xids[i].value);
+                        json_key(w, "mask");
+                        json_strf(w, "%03x", m->xids[i].mask);
                 }
-        fputs("],\"knobs\":{", f);
-        first = true;
+                json_object_end(w);
+        }
+        json_array_end(w);
+        quirk_ids_json(w, "pci_ids", m->pci_ids, m->n_pci_ids);
+        json_key(w, "drivers");
+        json_array_begin(w);
+        for (size_t i = 0; i < m->n_drivers; i++)
+                json_str(w, m->drivers[i]);
+        json_array_end(w);
+        quirk_ids_json(w, "subsystems", m->subsystems, m->n_subsystems);
+        json_key(w, "dmi");
+        json_object_begin(w);
+        for (int d = 0; d < _DMI_FIELD_MAX; d++)
+                json_kv_str(w, dmi_field_to_string(d), m->dmi[d]);
+        json_object_end(w);
+}
+
+void report_quirk_json(JsonWriter *w, const Quirk *q) {
+        json_object_begin(w);
+        json_kv_str(w, "id", q->id);
+        json_kv_str(w, "file", q->file);
+        json_kv_u64(w, "line", q->line);
+        quirk_match_json(w, &q->match);
+        json_key(w, "profiles");
+        json_array_begin(w);
+        for (int p = 0; p < _PROFILE_MAX; p++)
+                if (q->profiles[p])
+                        json_str(w, profile_to_string(p));
+        json_array_end(w);
+        json_key(w, "knobs");
+        json_object_begin(w);
         for (int k = 0; k < _KNOB_MAX; k++)
                 if (q->set[k]) {
-                        fprintf(f, "%s\"%s\":", first ? "" : ",", knob_get(k)->name);
-                        report_knob_value_json(f, k, q->value[k]);
-                        first = false;
+                        json_key(w, knob_get(k)->name);
+                        report_knob_value_json(w, k, q->value[k]);
                 }
-        fputs("},\"skip\":[", f);
-        first = true;
+        json_object_end(w);
+        json_key(w, "skip");
+        json_array_begin(w);
         for (int k = 0; k < _KNOB_MAX; k++)
-                if (q->skip[k]) {
-                        fprintf(f, "%s\"%s\"", first ? "" : ",", knob_get(k)->name);
-                        first = false;
-                }
-        fputs("],\"kernels\":[", f);
+                if (q->skip[k])
+                        json_str(w, knob_get(k)->name);
+        json_array_end(w);
+        json_key(w, "kernels");
+        json_array_begin(w);
         for (size_t i = 0; i < q->match.n_kernels; i++) {
                 char range[64];
-                if (i)
-                        fputc(',', f);
-                json_string(f, kernel_range_to_string(&q->match.kernels[i], range, sizeof(range)));
+                json_str(w, kernel_range_to_string(&q->match.kernels[i], range, sizeof(range)));
         }
-        fputs("],\"kernel_default_since\":", f);
+        json_array_end(w);
+        json_key(w, "kernel_default_since");
         if (q->kernel_default_since.known) {
                 char since[24];
-                json_string(f, kernel_version_to_string(&q->kernel_default_since, since, sizeof(since)));
+                json_str(w, kernel_version_to_string(&q->kernel_default_since, since, sizeof(since)));
         } else
-                fputs("null", f);
-        fputc(',', f);
-        json_kv_str(f, "link_power", q->link_power_static ? "static" : NULL, true);
-        json_kv_str(f, "reason", q->reason, true);
-        json_kv_str(f, "evidence", q->evidence, true);
-        json_kv_str(f, "counter_evidence", q->counter_evidence, true);
-        fputs("\"reference\":", f);
-        report_words_json(f, q->reference);
-        fputc('}', f);
+                json_null(w);
+        json_kv_str(w, "link_power", q->link_power_static ? "static" : NULL);
+        json_kv_str(w, "reason", q->reason);
+        json_kv_str(w, "evidence", q->evidence);
+        json_kv_str(w, "counter_evidence", q->counter_evidence);
+        json_key(w, "reference");
+        json_words(w, q->reference);
+        json_object_end(w);
 }
 
 /* A Prometheus label value: backslash, double quote and newline escaped. */

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <inttypes.h>
+
+#include "json.h"
+
+/* Before a key, or a value that has none: a comma if something stands before it at this depth. */
+static void json_next(JsonWriter *w) {
+        if (w->keyed) {
+                w->keyed = false;
+                return;
+        }
+        if (w->any[w->depth])
+                fputc(',', w->f);
+        w->any[w->depth] = true;
+}
+
+static void json_open(JsonWriter *w, char c) {
+        json_next(w);
+        fputc(c, w->f);
+        if (w->depth + 1 < JSON_DEPTH_MAX)
+                w->depth++;
+        w->any[w->depth] = false;
+}
+
+static void json_close(JsonWriter *w, char c) {
+        fputc(c, w->f);
+        if (w->depth > 0)
+                w->depth--;
+}
+
+void json_object_begin(JsonWriter *w) { json_open(w, '{'); }
+void json_object_end(JsonWriter *w) { json_close(w, '}'); }
+void json_array_begin(JsonWriter *w) { json_open(w, '['); }
+void json_array_end(JsonWriter *w) { json_close(w, ']'); }
+
+void json_key(JsonWriter *w, const char *key) {
+        json_next(w);
+        json_string(w->f, key);
+        fputc(':', w->f);
+        w->keyed = true;
+}
+
+void json_str(JsonWriter *w, const char *s) {
+        json_next(w);
+        json_string(w->f, s);
+}
+
+void json_u64(JsonWriter *w, uint64_t v) {
+        json_next(w);
+        fprintf(w->f, "%" PRIu64, v);
+}
+
+void json_i64(JsonWriter *w, int64_t v) {
+        json_next(w);
+        fprintf(w->f, "%" PRId64, v);
+}
+
+void json_bool(JsonWriter *w, bool b) {
+        json_next(w);
+        fputs(b ? "true" : "false", w->f);
+}
+
+void json_null(JsonWriter *w) {
+        json_next(w);
+        fputs("null", w->f);
+}
+
+void json_fixed(JsonWriter *w, double v, int decimals) {
+        json_next(w);
+        fprintf(w->f, "%.*f", decimals, v);
+}
+
+void json_words(JsonWriter *w, const char *words) {
+        json_array_begin(w);
+        for (const char *p = words ?: ""; *p;) {
+                _cleanup_free_ char *word = NULL;
+                size_t n;
+
+                p += strspn(p, " \t");
+                n = strcspn(p, " \t");
+                if (n == 0)
+                        break;
+                word = strndup(p, n);
+                json_str(w, word ?: "");
+                p += n;
+        }
+        json_array_end(w);
+}
