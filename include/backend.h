@@ -6,12 +6,24 @@
 #include "nic.h"
 #include "sysroot.h"
 
-typedef enum FeaturesCacheStage {
-        FEATURES_CACHE_NONE,
-        FEATURES_CACHE_READ,
-        FEATURES_CACHE_EXPANDED,
-        FEATURES_CACHE_WRITTEN,
-} FeaturesCacheStage;
+/*
+ * One NIC's turn (an apply, a restore), between backend_begin() and backend_end(): what
+ * rtnetlink said of its interface, each sysfs backend's directory opened once, and the
+ * interface's ethtool features as last known, so that the turn costs the kernel one
+ * FEATURES_GET (the plan's read; the expand and the read-back use it) and one FEATURES_SET
+ * (whose reply keeps it up to date). Outside a turn nothing is kept: every read asks.
+ */
+typedef struct BackendSession {
+        bool active;
+        char ifname[IFNAMSIZ];  /* the NIC's interface; "" none */
+        /* > 0 its ifindex (ethtool requests carry it), < 0 no such interface (ethtool is not asked), 0 not known */
+        int ifindex;
+        bool dir_cached[_KNOB_BACKEND_MAX];
+        int dir_fd[_KNOB_BACKEND_MAX];
+        char dir_path[_KNOB_BACKEND_MAX][64];
+        bool features_known;
+        EthtoolFeatures features;
+} BackendSession;
 
 /* What the knob backends need: the sysfs root and an ethtool netlink socket. */
 typedef struct Backend {
@@ -24,39 +36,16 @@ typedef struct Backend {
          * nothing is written to them (tests run in a namespace of their own).
          */
         bool fixture_in_host_netns;
-        /*
-         * One interface's features through one apply, so that it costs the kernel one
-         * FEATURES_GET and one FEATURES_SET: read by the plan (READ), taken by the expand
-         * that follows (EXPANDED: what the write starts from), brought up to date with the
-         * SET reply (WRITTEN), taken by the read-back. Dropped by any other feature request.
-         */
-        FeaturesCacheStage features_cache_stage;
-        /*
-         * What rtnetlink told the daemon of the interface being worked on (ifindex_name):
-         * > 0 its ifindex (ethtool requests carry it), < 0 no such interface (ethtool is not
-         * asked), 0 not known (the commands).
-         */
-        int ifindex;
-        char ifindex_name[IFNAMSIZ];
-        /*
-         * While the daemon works on one interface (backend_set_ifindex with a name): each
-         * sysfs backend's directory for it, opened once for the reads, writes and read-backs
-         * of that apply, closed when it is done.
-         */
-        bool working;
-        bool dir_cached[_KNOB_BACKEND_MAX];
-        int dir_fd[_KNOB_BACKEND_MAX];
-        char dir_path[_KNOB_BACKEND_MAX][64];
-        EthtoolFeatures features_cache;
-        char features_cache_ifname[IFNAMSIZ];
+        BackendSession session;
 } Backend;
 
 int backend_init(Backend *b, const Sysroot *root);
 /*
- * The daemon's word on ifname before it works on it (see Backend.ifindex); ifname NULL: the
- * work is done (what was kept open for it is closed).
+ * A NIC's turn begins: ifindex is rtnetlink's word on its interface (see BackendSession),
+ * 0 where nobody said (the commands). Ends with backend_end(), which drops what it kept.
  */
-void backend_set_ifindex(Backend *b, const char *ifname, int ifindex);
+void backend_begin(Backend *b, const Nic *n, int ifindex);
+void backend_end(Backend *b);
 void backend_done(Backend *b);
 
 /*

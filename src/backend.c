@@ -55,56 +55,40 @@ int backend_init(Backend *b, const Sysroot *root) {
         return 0;
 }
 
-static void dirs_drop(Backend *b) {
+static void session_drop(Backend *b) {
+        BackendSession *s = &b->session;
+
         for (int i = 0; i < _KNOB_BACKEND_MAX; i++)
-                if (b->dir_cached[i]) {
-                        close(b->dir_fd[i]);
-                        b->dir_cached[i] = false;
-                }
+                if (s->dir_cached[i])
+                        close(s->dir_fd[i]);
+        ethtool_features_done(&s->features);
+        *s = (BackendSession) {};
 }
 
-void backend_set_ifindex(Backend *b, const char *ifname, int ifindex) {
-        b->ifindex = ifname && strscpy(b->ifindex_name, sizeof(b->ifindex_name), ifname) >= 0 ? ifindex : 0;
+void backend_begin(Backend *b, const Nic *n, int ifindex) {
+        const char *ifname = nic_ifname(n);
+
+        session_drop(b);
+        b->session.active = true;
+        if (ifname && strscpy(b->session.ifname, sizeof(b->session.ifname), ifname) >= 0)
+                b->session.ifindex = ifindex;
         if (b->nl)
                 ethtool_nl_set_index(b->nl, ifname, ifindex);
-        dirs_drop(b);
-        b->working = ifname;
 }
 
-static void features_cache_drop(Backend *b) {
-        ethtool_features_done(&b->features_cache);
-        b->features_cache = (EthtoolFeatures) {};
-        b->features_cache_ifname[0] = '\0';
-        b->features_cache_stage = FEATURES_CACHE_NONE;
+void backend_end(Backend *b) {
+        session_drop(b);
+        if (b->nl)
+                ethtool_nl_set_index(b->nl, NULL, 0);
 }
 
-/* Keeps f (taken over) as this interface's features at stage. */
-static void features_cache_keep(Backend *b, const Nic *n, EthtoolFeatures *f, FeaturesCacheStage stage) {
-        features_cache_drop(b);
-        if (!nic_ifname(n) || strscpy(b->features_cache_ifname, sizeof(b->features_cache_ifname), nic_ifname(n)) < 0) {
-                ethtool_features_done(f);
-                return;
-        }
-        b->features_cache = *f;
-        *f = (EthtoolFeatures) {};
-        b->features_cache_stage = stage;
-}
-
-/* Takes this interface's features at stage, if that is what is kept. */
-static bool features_cache_take(Backend *b, const Nic *n, FeaturesCacheStage stage, EthtoolFeatures *ret) {
-        bool ok = b->features_cache_stage == stage && nic_ifname(n) && streq(b->features_cache_ifname, nic_ifname(n));
-
-        if (ok) {
-                *ret = b->features_cache;
-                b->features_cache = (EthtoolFeatures) {};
-        }
-        features_cache_drop(b);
-        return ok;
+/* The turn under way, if it is this NIC's (its interface's, for what goes by name). */
+static BackendSession *session_of(Backend *b, const Nic *n) {
+        return b->session.active && nic_ifname(n) && streq(b->session.ifname, nic_ifname(n)) ? &b->session : NULL;
 }
 
 void backend_done(Backend *b) {
-        dirs_drop(b);
-        features_cache_drop(b);
+        session_drop(b);
         b->nl = ethtool_nl_free(b->nl);
 }
 
@@ -124,7 +108,9 @@ static bool of_backend(KnobId k, const KnobBackend *be) {
 }
 
 static int need_interface(Backend *b, const Nic *n, EthtoolError *err) {
-        if (!nic_ifname(n) || (b->ifindex < 0 && streq(b->ifindex_name, nic_ifname(n)))) {
+        const BackendSession *s = session_of(b, n);
+
+        if (!nic_ifname(n) || (s && s->ifindex < 0)) {
                 /* rtnetlink lists no such interface: no question to the kernel that can only fail */
                 *err = (EthtoolError) { .error = -ENODEV, .message = "no network interface" };
                 return -ENODEV;
@@ -203,23 +189,23 @@ static int sysfs_open(Backend *b, const KnobBackend *be, const Nic *n) {
 
         if (r < 0)
                 return r;
-        if (b->working && b->dir_cached[be->id] && streq(b->dir_path[be->id], dir))
-                return b->dir_fd[be->id];
+        if (b->session.active && b->session.dir_cached[be->id] && streq(b->session.dir_path[be->id], dir))
+                return b->session.dir_fd[be->id];
         r = sysroot_open_dir(b->root, dir);
         if (r < 0)
                 return r == -ENOENT && be->sysfs_by_ifname ? -ENODEV : r;
-        if (b->working && strscpy(b->dir_path[be->id], sizeof(b->dir_path[be->id]), dir) >= 0) {
-                if (b->dir_cached[be->id])
-                        close(b->dir_fd[be->id]);
-                b->dir_fd[be->id] = r;
-                b->dir_cached[be->id] = true;
+        if (b->session.active && strscpy(b->session.dir_path[be->id], sizeof(b->session.dir_path[be->id]), dir) >= 0) {
+                if (b->session.dir_cached[be->id])
+                        close(b->session.dir_fd[be->id]);
+                b->session.dir_fd[be->id] = r;
+                b->session.dir_cached[be->id] = true;
         }
         return r;
 }
 
-/* What sysfs_open() gave: closed unless it is kept for the rest of this interface's work. */
+/* What sysfs_open() gave: closed unless the turn keeps it. */
 static void sysfs_release(Backend *b, const KnobBackend *be, int fd) {
-        if (fd >= 0 && !(b->dir_cached[be->id] && b->dir_fd[be->id] == fd))
+        if (fd >= 0 && !(b->session.dir_cached[be->id] && b->session.dir_fd[be->id] == fd))
                 close(fd);
 }
 
@@ -341,49 +327,69 @@ void backend_feature_reading(const EthtoolFeatures *f, KnobId id, KnobReading *r
         }
 }
 
-static int features_get(Backend *b, const Nic *n, EthtoolFeatures *ret, EthtoolError *err) {
-        int r = need_interface(b, n, err);
+/*
+ * The interface's features: within its turn, as last known (fresh: asked anyway), else one
+ * FEATURES_GET, which the turn keeps. *ret points at them: into the turn, or at *own.
+ */
+static int features_now(Backend *b, const Nic *n, bool fresh, EthtoolFeatures *own, const EthtoolFeatures **ret,
+                        EthtoolError *err) {
+        BackendSession *s = session_of(b, n);
+        int r;
 
-        features_cache_drop(b);
+        if (s && s->features_known && !fresh) {
+                *ret = &s->features;
+                return 0;
+        }
+        r = need_interface(b, n, err);
+        if (r >= 0)
+                r = ethtool_nl_features_get(b->nl, nic_ifname(n), own, err);
         if (r < 0)
                 return r;
-        return ethtool_nl_features_get(b->nl, nic_ifname(n), ret, err);
+        if (!s) {
+                *ret = own;
+                return 0;
+        }
+        ethtool_features_done(&s->features);
+        s->features = *own;
+        *own = (EthtoolFeatures) {};
+        s->features_known = true;
+        *ret = &s->features;
+        return 0;
 }
 
 static void features_read(Backend *b, const KnobBackend *be, const Nic *n, KnobReading out[_KNOB_MAX]) {
-        EthtoolFeatures f = {};
+        _cleanup_(ethtool_features_done) EthtoolFeatures own = {};
+        const EthtoolFeatures *f = NULL;
         EthtoolError err;
         int r;
 
-        r = features_get(b, n, &f, &err);
+        /* A read says what the kernel has now: asked, and kept for the rest of the turn. */
+        r = features_now(b, n, true, &own, &f, &err);
         for (int k = 0; k < _KNOB_MAX; k++) {
                 if (!of_backend(k, be))
                         continue;
                 if (r < 0)
                         knob_reading_fail(&out[k], err.error ?: r, err.message);
                 else
-                        backend_feature_reading(&f, k, &out[k]);
+                        backend_feature_reading(f, k, &out[k]);
         }
-        if (r >= 0)
-                features_cache_keep(b, n, &f, FEATURES_CACHE_READ); /* for the expand of this apply */
 }
 
 /* Each knob item becomes the changeable kernel features it covers that are not as wanted yet. */
 static int features_expand(Backend *b, const KnobBackend *be, const Nic *n, KnobBatch *batch, EthtoolError *err) {
-        EthtoolFeatures f = {};
+        _cleanup_(ethtool_features_done) EthtoolFeatures own = {};
+        const EthtoolFeatures *f = NULL;
         KnobBatch knobs = *batch;
-        int r = 0;
+        /* What the plan was made from, read a moment ago in this turn: no second request. */
+        int r = features_now(b, n, false, &own, &f, err);
 
-        /* What the plan was made from, read a moment ago for this interface: no second request. */
-        if (!features_cache_take(b, n, FEATURES_CACHE_READ, &f))
-                r = features_get(b, n, &f, err);
         if (r < 0)
                 return r;
         batch->n = 0;
         for (size_t i = 0; i < knobs.n && r >= 0; i++) {
                 const KnobBatchItem *want = &knobs.items[i];
-                for (size_t k = 0; k < f.n && r >= 0; k++) {
-                        const EthtoolFeature *e = &f.features[k];
+                for (size_t k = 0; k < f->n && r >= 0; k++) {
+                        const EthtoolFeature *e = &f->features[k];
                         if (!e->changeable || e->active == (bool) want->value ||
                             fnmatch(knob_get(want->knob)->pattern, e->name, 0) != 0)
                                 continue;
@@ -392,23 +398,19 @@ static int features_expand(Backend *b, const KnobBackend *be, const Nic *n, Knob
                                 batch->items[batch->n - 1].original = e->active;
                 }
         }
-        if (r >= 0)
-                features_cache_keep(b, n, &f, FEATURES_CACHE_EXPANDED); /* what the write starts from */
-        ethtool_features_done(&f);
         return r;
 }
 
 static int features_read_items(Backend *b, const KnobBackend *be, const Nic *n, KnobBatch *batch, KnobReading out[_KNOB_MAX],
                                EthtoolError *err) {
-        EthtoolFeatures f = {};
-        int r = 0;
+        _cleanup_(ethtool_features_done) EthtoolFeatures own = {};
+        const EthtoolFeatures *f = NULL;
+        /* After a write in this turn, its own reply told: the kernel is not asked again. */
+        int r = features_now(b, n, false, &own, &f, err);
 
-        /* The write's own reply told: the kernel is not asked again. */
-        if (!features_cache_take(b, n, FEATURES_CACHE_WRITTEN, &f))
-                r = features_get(b, n, &f, err);
         for (size_t i = 0; i < batch->n; i++) {
                 KnobBatchItem *it = &batch->items[i];
-                const EthtoolFeature *e = r >= 0 ? ethtool_features_find(&f, it->name) : NULL;
+                const EthtoolFeature *e = r >= 0 ? ethtool_features_find(f, it->name) : NULL;
                 it->error = r < 0 ? r : e ? 0 : -ENOENT;
                 it->now = e && e->active;
         }
@@ -419,9 +421,8 @@ static int features_read_items(Backend *b, const KnobBackend *be, const Nic *n, 
                 if (r < 0)
                         knob_reading_fail(&out[k], err->error ?: r, err->message);
                 else
-                        backend_feature_reading(&f, k, &out[k]);
+                        backend_feature_reading(f, k, &out[k]);
         }
-        ethtool_features_done(&f);
         return r;
 }
 
@@ -433,10 +434,10 @@ static void features_set_active(EthtoolFeatures *f, const char *name, bool activ
 
 /* One FEATURES_SET for all of them: the kernel fixes up dependent features once, consistently. */
 static int features_write_items(Backend *b, const KnobBackend *be, const Nic *n, const KnobBatch *batch, EthtoolError *err) {
+        _cleanup_(ethtool_features_done) EthtoolFeatures refused = {}, changed = {};
+        BackendSession *s = session_of(b, n);
         const char *names[KNOB_BATCH_MAX];
-        bool values[KNOB_BATCH_MAX];
-        EthtoolFeatures before = {}, refused = {}, changed = {};
-        bool known = features_cache_take(b, n, FEATURES_CACHE_EXPANDED, &before);
+        bool values[KNOB_BATCH_MAX], known = s && s->features_known;
         int r;
 
         r = need_writable_interface(b, n, err);
@@ -447,23 +448,23 @@ static int features_write_items(Backend *b, const KnobBackend *be, const Nic *n,
         if (r >= 0)
                 r = ethtool_nl_features_set(b->nl, nic_ifname(n), names, values, batch->n, known ? &refused : NULL,
                                             known ? &changed : NULL, err);
-        if (r >= 0 && known) {
-                /*
-                 * The state after the write, for its read-back: what it started from, with every
-                 * change the kernel reports; each requested feature as asked unless refused. Both
-                 * come from the kernel under the lock it wrote with: exact for what was written.
-                 */
-                for (size_t i = 0; i < changed.n; i++)
-                        features_set_active(&before, changed.features[i].name, changed.features[i].active);
-                for (size_t i = 0; i < batch->n; i++) {
-                        const EthtoolFeature *no = ethtool_features_find(&refused, names[i]);
-                        features_set_active(&before, names[i], no ? !no->active : values[i]);
-                }
-                features_cache_keep(b, n, &before, FEATURES_CACHE_WRITTEN);
+        if (!known)
+                return r;
+        if (r < 0) {
+                s->features_known = false; /* what the kernel holds now is not known: the read-back asks */
+                return r;
         }
-        ethtool_features_done(&before);
-        ethtool_features_done(&refused);
-        ethtool_features_done(&changed);
+        /*
+         * The state after the write, for its read-back: what it started from, with every change
+         * the kernel reports; each requested feature as asked unless refused. Both come from the
+         * kernel under the lock it wrote with: exact for what was written.
+         */
+        for (size_t i = 0; i < changed.n; i++)
+                features_set_active(&s->features, changed.features[i].name, changed.features[i].active);
+        for (size_t i = 0; i < batch->n; i++) {
+                const EthtoolFeature *no = ethtool_features_find(&refused, names[i]);
+                features_set_active(&s->features, names[i], no ? !no->active : values[i]);
+        }
         return r;
 }
 

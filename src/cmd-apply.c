@@ -59,10 +59,13 @@ int cmd_apply(const Options *o) {
                         ret = 1;
                         continue;
                 }
+                /* One turn: one FEATURES_GET for the plan, the expand and the read-back. */
+                backend_begin(&c.backend, &c.nics.nics[i], 0);
                 context_plan_nic(&c, &c.nics.nics[i], current, &plan);
                 context_record_tx_guard(&c, &c.nics.nics[i], &plan);
                 if (apply_nic(&ac, &c.nics.nics[i], &plan, &st) < 0)
                         ret = 1;
+                backend_end(&c.backend);
         }
         if (c.nics.n == 0)
                 log_info("No Realtek NIC found: nothing to do.");

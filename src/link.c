@@ -199,8 +199,8 @@ LinkWork link_apply(Link *l, LinkEnv *e) {
         link_power_prepare(l, e);
         l->power.plan.state = l->power.lp.state;
         /* By ifindex, as rtnetlink told it (the kernel checks it against the name); none: ethtool is not asked. */
-        backend_set_ifindex(&e->c->backend, nic_ifname(&l->nic),
-                            l->ifaces[0].ifindex > 0 ? l->ifaces[0].ifindex : l->ifaces[0].absent ? -1 : 0);
+        backend_begin(&e->c->backend, &l->nic,
+                      l->ifaces[0].ifindex > 0 ? l->ifaces[0].ifindex : l->ifaces[0].absent ? -1 : 0);
         context_plan_nic_daemon(e->c, &l->nic, l->power.stopped ? NULL : &l->power.plan, current, &plan);
         context_record_tx_guard(e->c, &l->nic, &plan);
         /* drift = leave: what another tool took over stays with it until a reload. */
@@ -211,7 +211,7 @@ LinkWork link_apply(Link *l, LinkEnv *e) {
 
         ac.l1_guard = plan.tx_guard;
         (void) apply_nic(&ac, &l->nic, &plan, &st);
-        backend_set_ifindex(&e->c->backend, NULL, 0);
+        backend_end(&e->c->backend);
         e->writes = ac.writes;
         w = link_power_applied(l, e, &plan, current);
         link_note_desired(l, &plan, &st);
