@@ -503,6 +503,120 @@ void report_plan_json(FILE *f, const PlanReport *r) {
         json_end(&w);
 }
 
+/* One planned knob: action, knob, values, where it comes from. */
+static void plan_item_text(FILE *f, const PlanItem *it) {
+        char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], prov[512];
+        const char *c = reading_string(it->knob, &it->current, cur, sizeof(cur));
+
+        fprintf(f, "  %-8s %-21s ", plan_action_to_string(it->action), knob_get(it->knob)->name);
+        if (it->action == PLAN_EXCLUDED)
+                fprintf(f, "%-16s", "not touched");
+        else if (it->action == PLAN_SKIP)
+                fprintf(f, "%-16s", knob_status_to_string(it->current.status));
+        else if (it->action == PLAN_CHANGE) {
+                char both[64];
+                snprintf(both, sizeof(both), "%s -> %s", c, knob_format_value(it->knob, it->desired, des, sizeof(des)));
+                fprintf(f, "%-16s", both);
+        } else
+                fprintf(f, "%-16s", c);
+        fprintf(f, " %s", plan_provenance_string(&it->why, prov, sizeof(prov)));
+        if (it->overrides)
+                fprintf(f, " (overrides %s)", plan_provenance_string(&it->overridden, prov, sizeof(prov)));
+        if (it->kernel_default) {
+                char since[24];
+                fprintf(f, " (the kernel already does this since %s)",
+                        kernel_version_to_string(&it->why.quirk->kernel_default_since, since, sizeof(since)));
+        }
+        fputc('\n', f);
+}
+
+static void plan_held_text(FILE *f, const PlanReport *r, const PlanItem *it) {
+        char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], both[64], hb[128], prov[512];
+
+        snprintf(both, sizeof(both), "%s -> %s", reading_string(it->knob, &it->current, cur, sizeof(cur)),
+                 knob_format_value(it->knob, it->desired, des, sizeof(des)));
+        fprintf(f, "  %-8s %-21s %-16s %s (%s)\n", "held back", knob_get(it->knob)->name, both,
+                plan_provenance_string(&it->why, prov, sizeof(prov)), held_back_because(r, hb, sizeof(hb)));
+}
+
+/* A quirk behind a planned, kept or held-back value: not one skipped or excluded. */
+static const Quirk *plan_item_quirk(const NicPlan *p, size_t j) {
+        const PlanItem *it = j < p->n ? &p->items[j] : &p->held[j - p->n];
+
+        if (it->why.kind != PROVENANCE_QUIRK || it->action == PLAN_EXCLUDED || it->action == PLAN_SKIP)
+                return NULL;
+        return it->why.quirk;
+}
+
+/* Each quirk behind a planned value, once: its reason, evidence, counter-evidence and sources. */
+static void plan_grounds_text(FILE *f, const NicPlan *p) {
+        for (size_t j = 0; j < p->n + p->n_held; j++) {
+                const Quirk *q = plan_item_quirk(p, j);
+                bool said = false;
+                char first[160];
+
+                for (size_t k = 0; q && k < j && !said; k++)
+                        said = plan_item_quirk(p, k) == q;
+                if (!q || said)
+                        continue;
+                snprintf(first, sizeof(first), "  why %s:", q->id);
+                report_quirk_grounds_text(f, q, first);
+        }
+}
+
+/* What keeps fixes off this link: the tx-timeout guard, and quirks written for another driver. */
+static void plan_guards_text(FILE *f, const NicPlan *p) {
+        char prov[512];
+
+        if (p->tx_guard) {
+                char line[256];
+                snprintf(line, sizeof(line), "this link had %" PRIu64 " tx timeout%s (or one was recorded this boot): "
+                         "L1 stays off until reboot, whatever the profile asks", p->tx_timeouts, p->tx_timeouts == 1 ? "" : "s");
+                print_wrapped(f, "  tx-timeout guard:", "    ", line);
+        }
+        for (size_t j = 0; j < p->n_guarded; j++)
+                fprintf(f, "  %-8s %-21s %-16s %s (not turned on: tx-timeout guard)\n", "guarded",
+                        knob_get(p->guarded[j].knob)->name, "stays off", plan_provenance_string(&p->guarded[j].why, prov, sizeof(prov)));
+        plan_link_power_text(f, p);
+        for (size_t j = 0; j < p->n_other_driver; j++) {
+                char drivers[128], line[512];
+                snprintf(line, sizeof(line), "quirk %s is written for %s; with %s bound its fixes do not hold, so they are not applied",
+                         p->other_driver[j]->id, match_drivers_string(&p->other_driver[j]->match, drivers, sizeof(drivers)),
+                         p->nic->driver[0] ? p->nic->driver : "no driver");
+                print_wrapped(f, "  not applied:", "    ", line);
+        }
+}
+
+static void plan_nic_text(FILE *f, const PlanReport *r, const NicPlan *p) {
+        char chip[700];
+        size_t changes = 0;
+
+        fprintf(f, "\n%s  %s  %s, driver %s\n", p->nic->slot, nic_ifname(p->nic) ?: "(no interface)",
+                report_chip_line(p->nic, chip, sizeof(chip)), p->nic->driver[0] ? p->nic->driver : "none");
+        if (p->ignored) {
+                fprintf(f, "  ignored (%s:%u)\n", p->ignored_by.file, p->ignored_by.line);
+                return;
+        }
+        for (size_t j = 0; j < p->n; j++) {
+                changes += p->items[j].action == PLAN_CHANGE;
+                plan_item_text(f, &p->items[j]);
+        }
+        for (size_t j = 0; j < p->n_held; j++)
+                plan_held_text(f, r, &p->held[j]);
+        plan_grounds_text(f, p);
+        plan_guards_text(f, p);
+        if (!p->nic->chip)
+                report_unknown_chip_advice(f, p->nic);
+        else if (p->n == 0 && p->n_held == 0 && p->n_other_driver == 0)
+                fputs("  nothing known to tune for this chip\n", f);
+        else if (changes == 0)
+                fputs("  nothing to change\n", f);
+        if (p->n_held > 0)
+                fputs("  held back: what the performance profile would change here, at a cost in idle power;\n"
+                      "    to have it: r8169-tuned --profile performance apply (once), or profile = performance\n"
+                      "    in " CONFIG_DEFAULT_PATH " (for good)\n", f);
+}
+
 void report_plan_text(FILE *f, const PlanReport *r) {
         char kernel[24];
 
@@ -514,100 +628,8 @@ void report_plan_text(FILE *f, const PlanReport *r) {
         fputc('\n', f);
         if (r->n == 0)
                 fputs("No Realtek NIC found.\n", f);
-        for (size_t i = 0; i < r->n; i++) {
-                const NicPlan *p = &r->plans[i];
-                char chip[700], prov[512];
-                size_t changes = 0;
-
-                fprintf(f, "\n%s  %s  %s, driver %s\n", p->nic->slot, nic_ifname(p->nic) ?: "(no interface)",
-                        report_chip_line(p->nic, chip, sizeof(chip)), p->nic->driver[0] ? p->nic->driver : "none");
-                if (p->ignored) {
-                        fprintf(f, "  ignored (%s:%u)\n", p->ignored_by.file, p->ignored_by.line);
-                        continue;
-                }
-                for (size_t j = 0; j < p->n; j++) {
-                        const PlanItem *it = &p->items[j];
-                        char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX];
-                        const char *c = reading_string(it->knob, &it->current, cur, sizeof(cur));
-
-                        changes += it->action == PLAN_CHANGE;
-                        fprintf(f, "  %-8s %-21s ", plan_action_to_string(it->action), knob_get(it->knob)->name);
-                        if (it->action == PLAN_EXCLUDED)
-                                fprintf(f, "%-16s", "not touched");
-                        else if (it->action == PLAN_SKIP)
-                                fprintf(f, "%-16s", knob_status_to_string(it->current.status));
-                        else if (it->action == PLAN_CHANGE) {
-                                char both[64];
-                                snprintf(both, sizeof(both), "%s -> %s", c, knob_format_value(it->knob, it->desired, des, sizeof(des)));
-                                fprintf(f, "%-16s", both);
-                        } else
-                                fprintf(f, "%-16s", c);
-                        fprintf(f, " %s", plan_provenance_string(&it->why, prov, sizeof(prov)));
-                        if (it->overrides)
-                                fprintf(f, " (overrides %s)", plan_provenance_string(&it->overridden, prov, sizeof(prov)));
-                        if (it->kernel_default) {
-                                char since[24];
-                                fprintf(f, " (the kernel already does this since %s)",
-                                        kernel_version_to_string(&it->why.quirk->kernel_default_since, since, sizeof(since)));
-                        }
-                        fputc('\n', f);
-                }
-                for (size_t j = 0; j < p->n_held; j++) {
-                        const PlanItem *it = &p->held[j];
-                        char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], both[64], hb[128];
-                        snprintf(both, sizeof(both), "%s -> %s", reading_string(it->knob, &it->current, cur, sizeof(cur)),
-                                 knob_format_value(it->knob, it->desired, des, sizeof(des)));
-                        fprintf(f, "  %-8s %-21s %-16s %s (%s)\n", "held back", knob_get(it->knob)->name, both,
-                                plan_provenance_string(&it->why, prov, sizeof(prov)), held_back_because(r, hb, sizeof(hb)));
-                }
-                /* Each quirk behind a planned value, once: its reason, evidence, counter-evidence and sources. */
-                for (size_t j = 0; j < p->n + p->n_held; j++) {
-                        const PlanItem *it = j < p->n ? &p->items[j] : &p->held[j - p->n];
-                        bool said = false;
-                        char first[160];
-
-                        if (it->why.kind != PROVENANCE_QUIRK || it->action == PLAN_EXCLUDED || it->action == PLAN_SKIP)
-                                continue;
-                        for (size_t k = 0; k < j && !said; k++) {
-                                const PlanItem *e = k < p->n ? &p->items[k] : &p->held[k - p->n];
-                                said = e->why.kind == PROVENANCE_QUIRK && e->why.quirk == it->why.quirk &&
-                                       e->action != PLAN_EXCLUDED && e->action != PLAN_SKIP;
-                        }
-                        if (said)
-                                continue;
-                        snprintf(first, sizeof(first), "  why %s:", it->why.quirk->id);
-                        report_quirk_grounds_text(f, it->why.quirk, first);
-                }
-                if (p->tx_guard) {
-                        char line[256];
-                        snprintf(line, sizeof(line), "this link had %" PRIu64 " tx timeout%s (or one was recorded this boot): "
-                                 "L1 stays off until reboot, whatever the profile asks", p->tx_timeouts, p->tx_timeouts == 1 ? "" : "s");
-                        print_wrapped(f, "  tx-timeout guard:", "    ", line);
-                }
-                for (size_t j = 0; j < p->n_guarded; j++)
-                        fprintf(f, "  %-8s %-21s %-16s %s (not turned on: tx-timeout guard)\n", "guarded",
-                                knob_get(p->guarded[j].knob)->name, "stays off",
-                                plan_provenance_string(&p->guarded[j].why, prov, sizeof(prov)));
-                plan_link_power_text(f, p);
-                for (size_t j = 0; j < p->n_other_driver; j++) {
-                        char drivers[128], line[512];
-                        snprintf(line, sizeof(line),
-                                 "quirk %s is written for %s; with %s bound its fixes do not hold, so they are not applied",
-                                 p->other_driver[j]->id, match_drivers_string(&p->other_driver[j]->match, drivers, sizeof(drivers)),
-                                 p->nic->driver[0] ? p->nic->driver : "no driver");
-                        print_wrapped(f, "  not applied:", "    ", line);
-                }
-                if (!p->nic->chip)
-                        report_unknown_chip_advice(f, p->nic);
-                else if (p->n == 0 && p->n_held == 0 && p->n_other_driver == 0)
-                        fputs("  nothing known to tune for this chip\n", f);
-                else if (changes == 0)
-                        fputs("  nothing to change\n", f);
-                if (p->n_held > 0)
-                        fputs("  held back: what the performance profile would change here, at a cost in idle power;\n"
-                              "    to have it: r8169-tuned --profile performance apply (once), or profile = performance\n"
-                              "    in " CONFIG_DEFAULT_PATH " (for good)\n", f);
-        }
+        for (size_t i = 0; i < r->n; i++)
+                plan_nic_text(f, r, &r->plans[i]);
 }
 
 /* An entry as its file says it: the same keys, one per line, the lists on one line. */
@@ -760,155 +782,4 @@ void report_quirk_json(JsonWriter *w, const Quirk *q) {
         json_key(w, "reference");
         json_words(w, q->reference);
         json_object_end(w);
-}
-
-/* A Prometheus label value: backslash, double quote and newline escaped. */
-static void prom_label(FILE *f, const char *name, const char *value, bool comma) {
-        fprintf(f, "%s%s=\"", comma ? "," : "", name);
-        for (const char *p = value ?: ""; *p; p++) {
-                if (*p == '\\' || *p == '"')
-                        fprintf(f, "\\%c", *p);
-                else if (*p == '\n')
-                        fputs("\\n", f);
-                else
-                        fputc(*p, f);
-        }
-        fputc('"', f);
-}
-
-static void prom_nic_labels(FILE *f, const Nic *n) {
-        prom_label(f, "slot", n->slot, false);
-        prom_label(f, "interface", nic_ifname(n), true);
-}
-
-static void prom_header(FILE *f, const char *name, const char *type, const char *help) {
-        fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
-static const PlanItem *metrics_item(const NicPlan *p, KnobId k) {
-        for (size_t i = 0; i < p->n; i++)
-                if (p->items[i].knob == k && p->items[i].action != PLAN_EXCLUDED)
-                        return &p->items[i];
-        return NULL;
-}
-
-void report_metrics(FILE *f, const NicMetrics *m, size_t n, Profile profile, PowerSource power) {
-        char buf[32];
-
-        prom_header(f, "r8169_tuned_info", "gauge", "r8169-tuned's version, the profile in effect and the power source (always 1).");
-        fputs("r8169_tuned_info{", f);
-        prom_label(f, "version", R8T_VERSION, false);
-        prom_label(f, "profile", profile_to_string(profile), true);
-        prom_label(f, "power_source", power_source_to_string(power), true);
-        fputs("} 1\n", f);
-        prom_header(f, "r8169_tuned_nics", "gauge", "Realtek NICs found.");
-        fprintf(f, "r8169_tuned_nics %zu\n", n);
-
-        prom_header(f, "r8169_tuned_nic_info", "gauge", "A Realtek NIC: its chip, XID and driver (always 1).");
-        for (size_t i = 0; i < n; i++) {
-                const Nic *nic = m[i].nic;
-                fputs("r8169_tuned_nic_info{", f);
-                prom_nic_labels(f, nic);
-                prom_label(f, "chip", nic->chip ? nic->chip->name : "", true);
-                snprintf(buf, sizeof(buf), "%03x", nic->xid);
-                prom_label(f, "xid", nic->xid != CHIP_XID_INVALID ? buf : "", true);
-                snprintf(buf, sizeof(buf), "%x", nic->xid2);
-                prom_label(f, "xid_extended", nic->xid2 != CHIP_XID2_INVALID ? buf : "", true);
-                prom_label(f, "xid_source", nic->xid_source != XID_SOURCE_NONE ? xid_source_to_string(nic->xid_source) : "", true);
-                prom_label(f, "driver", nic->driver, true);
-                snprintf(buf, sizeof(buf), "%04x:%04x", nic->vendor, nic->device);
-                prom_label(f, "pci_id", buf, true);
-                snprintf(buf, sizeof(buf), "%04x:%04x", nic->subsys_vendor, nic->subsys_device);
-                prom_label(f, "subsystem", buf, true);
-                fputs("} 1\n", f);
-        }
-
-        prom_header(f, "r8169_tuned_knob_readable", "gauge", "1 if the knob's current value could be read, else 0.");
-        for (size_t i = 0; i < n; i++)
-                for (int k = 0; k < _KNOB_MAX; k++) {
-                        const KnobReading *r = &m[i].current[k];
-                        fputs("r8169_tuned_knob_readable{", f);
-                        prom_nic_labels(f, m[i].nic);
-                        prom_label(f, "knob", knob_get(k)->name, true);
-                        prom_label(f, "status", knob_status_to_string(r->status), true);
-                        fprintf(f, "} %d\n", r->status == KNOB_STATUS_OK && !r->partial);
-                }
-        prom_header(f, "r8169_tuned_knob_current", "gauge", "The knob's current value (on/off knobs: 1/0), where it could be read.");
-        for (size_t i = 0; i < n; i++)
-                for (int k = 0; k < _KNOB_MAX; k++) {
-                        const KnobReading *r = &m[i].current[k];
-                        if (r->status != KNOB_STATUS_OK || r->partial)
-                                continue;
-                        fputs("r8169_tuned_knob_current{", f);
-                        prom_nic_labels(f, m[i].nic);
-                        prom_label(f, "knob", knob_get(k)->name, true);
-                        fprintf(f, "} %" PRIu64 "\n", r->value);
-                }
-        prom_header(f, "r8169_tuned_knob_desired", "gauge", "The value the plan wants for the knob (on/off knobs: 1/0), where it wants one.");
-        for (size_t i = 0; i < n; i++)
-                for (int k = 0; k < _KNOB_MAX; k++) {
-                        const PlanItem *it = metrics_item(&m[i].plan, k);
-                        if (!it)
-                                continue;
-                        fputs("r8169_tuned_knob_desired{", f);
-                        prom_nic_labels(f, m[i].nic);
-                        prom_label(f, "knob", knob_get(k)->name, true);
-                        fprintf(f, "} %" PRIu64 "\n", it->desired);
-                }
-        prom_header(f, "r8169_tuned_knob_drift", "gauge",
-                    "1 if the knob's current value is not the one the plan wants (apply would change it), else 0.");
-        for (size_t i = 0; i < n; i++)
-                for (int k = 0; k < _KNOB_MAX; k++) {
-                        const PlanItem *it = metrics_item(&m[i].plan, k);
-                        if (!it)
-                                continue;
-                        fputs("r8169_tuned_knob_drift{", f);
-                        prom_nic_labels(f, m[i].nic);
-                        prom_label(f, "knob", knob_get(k)->name, true);
-                        fprintf(f, "} %d\n", it->action == PLAN_CHANGE);
-                }
-        prom_header(f, "r8169_tuned_tx_timeouts_total", "counter", "The tx watchdog's timeouts of the NIC, summed over its queues.");
-        for (size_t i = 0; i < n; i++) {
-                if (!m[i].tx_timeouts_known)
-                        continue;
-                fputs("r8169_tuned_tx_timeouts_total{", f);
-                prom_nic_labels(f, m[i].nic);
-                fprintf(f, "} %" PRIu64 "\n", m[i].tx_timeouts);
-        }
-        prom_header(f, "r8169_tuned_tx_timeout_guard", "gauge", "1 if L1 stays off for the NIC's link until reboot after a tx timeout.");
-        for (size_t i = 0; i < n; i++) {
-                fputs("r8169_tuned_tx_timeout_guard{", f);
-                prom_nic_labels(f, m[i].nic);
-                fprintf(f, "} %d\n", m[i].plan.tx_guard);
-        }
-        prom_header(f, "r8169_tuned_link_power_l1_on", "gauge",
-                    "Dynamic link power: 1 while it keeps L1 on (the link is quiet), 0 while L1 is off for load.");
-        for (size_t i = 0; i < n; i++) {
-                if (!m[i].link_power_known || streq(m[i].link_power.state, "stopped"))
-                        continue;
-                fputs("r8169_tuned_link_power_l1_on{", f);
-                prom_nic_labels(f, m[i].nic);
-                fprintf(f, "} %d\n", streq(m[i].link_power.state, "idle"));
-        }
-        prom_header(f, "r8169_tuned_link_power_transitions_total", "counter",
-                    "Dynamic link power: L1 turned off or on since the daemon started.");
-        for (size_t i = 0; i < n; i++) {
-                if (!m[i].link_power_known)
-                        continue;
-                fputs("r8169_tuned_link_power_transitions_total{", f);
-                prom_nic_labels(f, m[i].nic);
-                fprintf(f, "} %u\n", m[i].link_power.transitions);
-        }
-        prom_header(f, "r8169_tuned_link_power_seconds_total", "counter",
-                    "Dynamic link power: time with L1 on (state=\"l1_on\") and off for load (state=\"l1_off\").");
-        for (size_t i = 0; i < n; i++) {
-                if (!m[i].link_power_known)
-                        continue;
-                for (int on = 1; on >= 0; on--) {
-                        fputs("r8169_tuned_link_power_seconds_total{", f);
-                        prom_nic_labels(f, m[i].nic);
-                        prom_label(f, "state", on ? "l1_on" : "l1_off", true);
-                        fprintf(f, "} %.3f\n", (double) (on ? m[i].link_power.idle_usec : m[i].link_power.busy_usec) / 1e6);
-                }
-        }
 }
