@@ -355,6 +355,65 @@ static void restore_step(ApplyContext *ctx, const Nic *n, UndoJournal *j, KnobBa
                 log_nic(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, r, "cannot update the undo journal %s: %m", j->path);
 }
 
+/* The journal's entries not kept, as one batch per backend, with what r8169-tuned had set. */
+static void restore_collect(const UndoJournal *j, const bool *keep, KnobBatch all[_KNOB_BACKEND_MAX]) {
+        for (size_t i = 0; i < j->n; i++) {
+                const UndoEntry *e = &j->entries[i];
+                KnobBatchItem *it;
+
+                if (kept(keep, e->knob) || knob_batch_add(&all[e->kind], e->knob, e->name, e->original) < 0)
+                        continue;
+                it = &all[e->kind].items[all[e->kind].n - 1];
+                it->set = e->set;
+                it->has_pending = e->has_pending;
+                it->pending = e->pending;
+        }
+}
+
+/*
+ * One backend's entries, read now: each is forgotten (gone from this kernel, back at its
+ * original, kept off by the tx-timeout guard, changed by someone else) or goes into todo.
+ */
+static void restore_sort_out(ApplyContext *ctx, const Nic *n, UndoJournal *j, const KnobBackend *be, KnobBatch *batch,
+                             KnobBatch *todo, ApplyStats *st) {
+        EthtoolError err = {};
+        char es[256];
+        int rr = be->read_items(ctx->backend, be, n, batch, NULL, &err);
+
+        for (size_t i = 0; i < batch->n; i++) {
+                KnobBatchItem *it = &batch->items[i];
+                KnobId k = it->knob;
+                char orig[KNOB_VALUE_MAX], set[KNOB_VALUE_MAX], now_s[KNOB_VALUE_MAX];
+
+                fmt(k, it->value, orig);
+                fmt(k, it->set, set);
+                if (rr >= 0 && it->error == -ENOENT && !items_are_knobs(k)) {
+                        undo_remove(j, undo_find(j, be->id, it->name)); /* this kernel has no such feature */
+                } else if (it->error < 0) {
+                        st->failed++;
+                        log_nic_knob(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, k, set, orig, NULL, it->error,
+                                     "cannot read %s (%s); its original %s stays in %s", it->name,
+                                     it->error == err.error && err.message[0] ? errtext(&err, it->error, es, sizeof(es))
+                                                                            : knob_status_to_string(knob_status_from_errno(it->error)),
+                                     orig, j->path);
+                } else if (it->now == it->value) {
+                        undo_remove(j, undo_find(j, be->id, it->name));
+                } else if (ctx->l1_guard && knob_get(k)->l1 && it->value != 0) {
+                        /* A link that timed out never gets L1 turned on again, not even to give an original back. */
+                        log_nic_knob(LOG_NOTICE, R8T_MESSAGE_KNOB_LEFT_ALONE, n, k, set, orig, NULL, 0,
+                                     "%s stays %s, not the original %s: this link had a tx timeout", it->name, set, orig);
+                        undo_remove(j, undo_find(j, be->id, it->name));
+                } else if (it->now != it->set && !(it->has_pending && it->now == it->pending)) {
+                        st->left_alone++;
+                        log_nic_knob(LOG_NOTICE, R8T_MESSAGE_KNOB_LEFT_ALONE, n, k, fmt(k, it->now, now_s), orig, NULL, 0,
+                                     "%s is %s, not the %s r8169-tuned set: changed by someone else since, left alone "
+                                     "(original was %s)", it->name, now_s, set, orig);
+                        undo_remove(j, undo_find(j, be->id, it->name));
+                } else if (knob_batch_add(todo, k, it->name, it->value) >= 0)
+                        todo->items[todo->n - 1].set = it->now; /* ours: set, or a pending write that happened */
+        }
+}
+
 /*
  * Gives back every journal entry not kept: what is still ours is written back,
  * in the safe write order of the originals; what someone else changed since is
@@ -366,55 +425,10 @@ static void restore_entries(ApplyContext *ctx, const Nic *n, UndoJournal *j, con
         bool done[_KNOB_BACKEND_MAX] = {};
         size_t before = j->n;
 
-        for (size_t i = 0; i < j->n; i++) {
-                const UndoEntry *e = &j->entries[i];
-                if (kept(keep, e->knob) || knob_batch_add(&all[e->kind], e->knob, e->name, e->original) < 0)
-                        continue;
-                all[e->kind].items[all[e->kind].n - 1].set = e->set;
-                all[e->kind].items[all[e->kind].n - 1].has_pending = e->has_pending;
-                all[e->kind].items[all[e->kind].n - 1].pending = e->pending;
-        }
-        for (int b = 0; b < _KNOB_BACKEND_MAX; b++) {
-                const KnobBackend *be = &knob_backends[b];
-                EthtoolError err = {};
-                char es[256];
-
-                if (all[b].n == 0)
-                        continue;
-                int rr = be->read_items(ctx->backend, be, n, &all[b], NULL, &err);
-                for (size_t i = 0; i < all[b].n; i++) {
-                        KnobBatchItem *it = &all[b].items[i];
-                        KnobId k = it->knob;
-                        char orig[KNOB_VALUE_MAX], set[KNOB_VALUE_MAX], now_s[KNOB_VALUE_MAX];
-
-                        fmt(k, it->value, orig);
-                        fmt(k, it->set, set);
-                        if (rr >= 0 && it->error == -ENOENT && !items_are_knobs(k)) {
-                                undo_remove(j, undo_find(j, be->id, it->name)); /* this kernel has no such feature */
-                        } else if (it->error < 0) {
-                                st->failed++;
-                                log_nic_knob(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, k, set, orig, NULL, it->error,
-                                             "cannot read %s (%s); its original %s stays in %s", it->name,
-                                             it->error == err.error && err.message[0] ? errtext(&err, it->error, es, sizeof(es))
-                                                                                    : knob_status_to_string(knob_status_from_errno(it->error)),
-                                             orig, j->path);
-                        } else if (it->now == it->value) {
-                                undo_remove(j, undo_find(j, be->id, it->name));
-                        } else if (ctx->l1_guard && knob_get(k)->l1 && it->value != 0) {
-                                /* A link that timed out never gets L1 turned on again, not even to give an original back. */
-                                log_nic_knob(LOG_NOTICE, R8T_MESSAGE_KNOB_LEFT_ALONE, n, k, set, orig, NULL, 0,
-                                             "%s stays %s, not the original %s: this link had a tx timeout", it->name, set, orig);
-                                undo_remove(j, undo_find(j, be->id, it->name));
-                        } else if (it->now != it->set && !(it->has_pending && it->now == it->pending)) {
-                                st->left_alone++;
-                                log_nic_knob(LOG_NOTICE, R8T_MESSAGE_KNOB_LEFT_ALONE, n, k, fmt(k, it->now, now_s), orig, NULL, 0,
-                                             "%s is %s, not the %s r8169-tuned set: changed by someone else since, left alone "
-                                             "(original was %s)", it->name, now_s, set, orig);
-                                undo_remove(j, undo_find(j, be->id, it->name));
-                        } else if (knob_batch_add(&todo, k, it->name, it->value) >= 0)
-                                todo.items[todo.n - 1].set = it->now; /* ours: set, or a pending write that happened */
-                }
-        }
+        restore_collect(j, keep, all);
+        for (int b = 0; b < _KNOB_BACKEND_MAX; b++)
+                if (all[b].n > 0)
+                        restore_sort_out(ctx, n, j, &knob_backends[b], &all[b], &todo, st);
         if (j->n != before)
                 (void) undo_save(j); /* what is forgotten is forgotten on disk too, before anything is written */
 
@@ -443,13 +457,97 @@ static void restore_entries(ApplyContext *ctx, const Nic *n, UndoJournal *j, con
         }
 }
 
+/*
+ * Before any change: the journal, where there are changes to record or (give_back) entries
+ * the plan no longer asks for, which go back first. < 0: nothing may be changed.
+ */
+static int apply_journal(ApplyContext *ctx, const Nic *n, const bool keep[_KNOB_MAX], size_t changes, UndoJournal *j,
+                         ApplyStats *st) {
+        char path[4096];
+        int r;
+
+        snprintf(path, sizeof(path), "%s/%s", ctx->state_dir, n->slot);
+        if (changes == 0 && !(ctx->give_back && access(path, F_OK) >= 0))
+                return 0;
+        r = journal_open(ctx, n, j);
+        if (r < 0 && changes > 0) {
+                st->failed += (unsigned) changes;
+                return r;
+        }
+        if (r >= 0 && ctx->give_back && j->n > 0) {
+                ApplyStats given = *st;
+                restore_entries(ctx, n, j, keep, st);
+                if (st->restored + st->left_alone + st->failed > given.restored + given.left_alone + given.failed)
+                        log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, n, 0, "%u given back, %u left alone, %u failed",
+                                st->restored - given.restored, st->left_alone - given.left_alone, st->failed - given.failed);
+        }
+        if (changes > 0 && (j->n_raw > 0 || j->truncated)) {
+                /* Recording anew could replace an original we cannot read: never lose one. */
+                st->failed += (unsigned) changes;
+                return log_nic(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, EBADMSG,
+                               "undo journal has lines it cannot parse; not changing this NIC until it is "
+                               "repaired or removed (restore puts back what it can read)");
+        }
+        return 0;
+}
+
+/* The plan's items in order: kept ones said, skipped ones reported, changes gathered into steps. */
+static size_t apply_steps_prepare(ApplyContext *ctx, const Nic *n, const NicPlan *p, UndoJournal *j, ApplyStep *steps,
+                                  ApplyStats *st) {
+        bool done[_KNOB_BACKEND_MAX] = {};
+        size_t n_steps = 0;
+
+        for (size_t i = 0; i < p->n; i++) {
+                const PlanItem *it = &p->items[i];
+                const KnobBackend *be = knob_get(it->knob)->backend;
+                ApplyStep *step;
+
+                if (it->action == PLAN_KEEP) {
+                        st->unchanged++;
+                        set_held(ctx, it->knob, true);
+                        /* A write left pending by a kill, which the kernel took: ours, and settled (saved with the next change). */
+                        if (j->path && items_are_knobs(it->knob))
+                                undo_settle(undo_find(j, be->id, knob_get(it->knob)->name), it->current.value);
+                } else if (it->action == PLAN_SKIP)
+                        apply_skip(ctx, n, it, st);
+                else if (it->action == PLAN_CHANGE && !done[be->id]) {
+                        step = &steps[n_steps++];
+                        /* A batched backend: all its changes together, where the first one stands in the order. */
+                        if (be->batch) {
+                                for (size_t k = i; k < p->n; k++)
+                                        if (p->items[k].action == PLAN_CHANGE && knob_get(p->items[k].knob)->backend == be)
+                                                step->items[step->n_items++] = &p->items[k];
+                                done[be->id] = true;
+                        } else
+                                step->items[step->n_items++] = it;
+                        step_prepare(ctx, n, step, st);
+                }
+        }
+        return n_steps;
+}
+
+/* One line for the NIC: what changed, what was right, what is not supported or failed. */
+static void apply_summary(const Nic *n, const NicPlan *p, size_t changes, const ApplyStats *before, const ApplyStats *st) {
+        bool routine = true;
+
+        for (size_t i = 0; i < p->n; i++)
+                routine = routine && (p->items[i].action != PLAN_CHANGE || p->items[i].why.kind == PROVENANCE_LINK_POWER);
+        if (routine && changes > 0 && st->failed == before->failed)
+                log_nic(LOG_DEBUG, R8T_MESSAGE_NIC_TUNED, n, 0, "link power: %u changed", st->changed - before->changed);
+        else if (st->waiting > before->waiting && st->changed + st->failed == before->changed + before->failed)
+                log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, n, 0, "waiting for its network interface");
+        else
+                log_nic(st->failed > before->failed ? LOG_WARNING : LOG_INFO, R8T_MESSAGE_NIC_TUNED, n, 0,
+                        "%u changed, %u already right, %u not supported, %u failed", st->changed - before->changed,
+                        st->unchanged - before->unchanged, st->unsupported - before->unsupported, st->failed - before->failed);
+}
+
 int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st) {
         _cleanup_(undo_done) UndoJournal j = {};
         ApplyStats before = *st;
-        bool done[_KNOB_BACKEND_MAX] = {}, keep[_KNOB_MAX] = {}, routine = true;
+        bool keep[_KNOB_MAX] = {};
         _cleanup_free_ ApplyStep *steps = NULL;
-        size_t changes = 0, n_steps = 0;
-        char path[4096];
+        size_t changes = 0, n_steps;
         int r;
 
         for (int k = 0; k < _KNOB_MAX; k++) {
@@ -461,29 +559,9 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
                 changes += p->items[i].action == PLAN_CHANGE;
                 keep[p->items[i].knob] = p->items[i].action != PLAN_EXCLUDED;
         }
-        snprintf(path, sizeof(path), "%s/%s", ctx->state_dir, n->slot);
-        if (changes > 0 || (ctx->give_back && access(path, F_OK) >= 0)) {
-                r = journal_open(ctx, n, &j);
-                if (r < 0 && changes > 0) {
-                        st->failed += (unsigned) changes;
-                        return r;
-                }
-                if (r >= 0 && ctx->give_back && j.n > 0) {
-                        ApplyStats given = *st;
-                        restore_entries(ctx, n, &j, keep, st);
-                        if (st->restored + st->left_alone + st->failed > given.restored + given.left_alone + given.failed)
-                                log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, n, 0, "%u given back, %u left alone, %u failed",
-                                        st->restored - given.restored, st->left_alone - given.left_alone,
-                                        st->failed - given.failed);
-                }
-                if (changes > 0 && (j.n_raw > 0 || j.truncated)) {
-                        /* Recording anew could replace an original we cannot read: never lose one. */
-                        st->failed += (unsigned) changes;
-                        return log_nic(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, EBADMSG,
-                                       "undo journal has lines it cannot parse; not changing this NIC until it is "
-                                       "repaired or removed (restore puts back what it can read)");
-                }
-        }
+        r = apply_journal(ctx, n, keep, changes, &j, st);
+        if (r < 0)
+                return r;
         if (p->ignored) {
                 log_nic(LOG_INFO, R8T_MESSAGE_NIC_IGNORED, n, 0, "ignored (%s:%u)", p->ignored_by.file, p->ignored_by.line);
                 return 0;
@@ -493,42 +571,7 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
                 st->failed += (unsigned) changes;
                 return log_nic(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, ENOMEM, "not changed: %m");
         }
-        for (size_t i = 0; i < p->n; i++) {
-                const PlanItem *it = &p->items[i];
-                const KnobBackend *be = knob_get(it->knob)->backend;
-                ApplyStep *step;
-
-                switch (it->action) {
-                case PLAN_KEEP:
-                        st->unchanged++;
-                        set_held(ctx, it->knob, true);
-                        /* A write left pending by a kill, which the kernel took: ours, and settled (saved with the next change). */
-                        if (j.path && items_are_knobs(it->knob))
-                                undo_settle(undo_find(&j, be->id, knob_get(it->knob)->name), it->current.value);
-                        break;
-                case PLAN_SKIP:
-                        apply_skip(ctx, n, it, st);
-                        break;
-                case PLAN_CHANGE:
-                        if (done[be->id])
-                                break;
-                        step = &steps[n_steps++];
-                        /* A batched backend: all its changes together, where the first one stands in the order. */
-                        if (be->batch) {
-                                for (size_t k = i; k < p->n; k++)
-                                        if (p->items[k].action == PLAN_CHANGE && knob_get(p->items[k].knob)->backend == be)
-                                                step->items[step->n_items++] = &p->items[k];
-                                done[be->id] = true;
-                        } else
-                                step->items[step->n_items++] = it;
-                        step_prepare(ctx, n, step, st);
-                        break;
-                case PLAN_EXCLUDED:
-                case PLAN_HELD_BACK:
-                case _PLAN_ACTION_MAX:
-                        break;
-                }
-        }
+        n_steps = apply_steps_prepare(ctx, n, p, &j, steps, st);
         if (n_steps > 0 && steps_record(n, &j, steps, n_steps, st) >= 0) {
                 bool dirty = false;
 
@@ -540,17 +583,7 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
                 if (r < 0)
                         log_nic(LOG_WARNING, R8T_MESSAGE_KNOB_FAILED, n, r, "cannot update the undo journal %s: %m", j.path);
         }
-        for (size_t i = 0; i < p->n; i++)
-                routine = routine && (p->items[i].action != PLAN_CHANGE || p->items[i].why.kind == PROVENANCE_LINK_POWER);
-        if (routine && changes > 0 && st->failed == before.failed)
-                log_nic(LOG_DEBUG, R8T_MESSAGE_NIC_TUNED, n, 0, "link power: %u changed", st->changed - before.changed);
-        else if (st->waiting > before.waiting && st->changed + st->failed == before.changed + before.failed)
-                log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, n, 0, "waiting for its network interface");
-        else
-                log_nic(st->failed > before.failed ? LOG_WARNING : LOG_INFO, R8T_MESSAGE_NIC_TUNED, n, 0,
-                        "%u changed, %u already right, %u not supported, %u failed", st->changed - before.changed,
-                        st->unchanged - before.unchanged, st->unsupported - before.unsupported,
-                        st->failed - before.failed);
+        apply_summary(n, p, changes, &before, st);
         return st->failed > before.failed || st->unsupported > before.unsupported ? -EIO : 0;
 }
 
