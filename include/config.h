@@ -28,7 +28,12 @@ typedef enum DriftPolicy {
         DRIFT_REASSERT, /* put the value back, log once per knob and device */
         DRIFT_LEAVE,    /* log it and leave the other tool's value */
         _DRIFT_POLICY_MAX,
+        _DRIFT_POLICY_INVALID = -EINVAL,
 } DriftPolicy;
+
+/* "reassert", "leave" and back. */
+const char *drift_policy_to_string(DriftPolicy p);
+DriftPolicy drift_policy_from_string(const char *s);
 
 
 /* Where a configured value came from. */

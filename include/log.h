@@ -14,7 +14,13 @@ typedef enum LogTarget {
         LOG_TARGET_AUTO,    /* journal when stderr is connected to it, else stderr */
         LOG_TARGET_STDERR,
         LOG_TARGET_JOURNAL,
+        _LOG_TARGET_MAX,
+        _LOG_TARGET_INVALID = -EINVAL,
 } LogTarget;
+
+/* "auto", "stderr", "journal" and back. */
+const char *log_target_to_string(LogTarget t);
+LogTarget log_target_from_string(const char *s);
 
 void log_set_max_level(int level);
 int log_get_max_level(void);

@@ -88,13 +88,27 @@ static void parse_log_level(Loader *l, unsigned line, const char *key, const cha
                 *(int *) dest = r;
 }
 
+static const char *const drift_names[_DRIFT_POLICY_MAX] = {
+        [DRIFT_REASSERT] = "reassert",
+        [DRIFT_LEAVE] = "leave",
+};
+
+const char *drift_policy_to_string(DriftPolicy p) { return p >= 0 && p < _DRIFT_POLICY_MAX ? drift_names[p] : NULL; }
+
+DriftPolicy drift_policy_from_string(const char *s) {
+        for (int i = 0; i < _DRIFT_POLICY_MAX; i++)
+                if (s && streq(s, drift_names[i]))
+                        return (DriftPolicy) i;
+        return _DRIFT_POLICY_INVALID;
+}
+
 static void parse_drift(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {
-        if (streq(value, "reassert"))
-                *(DriftPolicy *) dest = DRIFT_REASSERT;
-        else if (streq(value, "leave"))
-                *(DriftPolicy *) dest = DRIFT_LEAVE;
-        else
+        DriftPolicy p = drift_policy_from_string(value);
+
+        if (p < 0)
                 diag_add(d, l->file, line, "bad drift \"%s\": expected reassert or leave", value);
+        else
+                *(DriftPolicy *) dest = p;
 }
 
 static void parse_ignore(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {

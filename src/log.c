@@ -36,6 +36,21 @@ const char *log_level_to_string(int level) {
         return level_names[level];
 }
 
+static const char *const target_names[_LOG_TARGET_MAX] = {
+        [LOG_TARGET_AUTO] = "auto",
+        [LOG_TARGET_STDERR] = "stderr",
+        [LOG_TARGET_JOURNAL] = "journal",
+};
+
+const char *log_target_to_string(LogTarget t) { return t >= 0 && t < _LOG_TARGET_MAX ? target_names[t] : NULL; }
+
+LogTarget log_target_from_string(const char *s) {
+        for (int i = 0; i < _LOG_TARGET_MAX; i++)
+                if (s && streq(s, target_names[i]))
+                        return (LogTarget) i;
+        return _LOG_TARGET_INVALID;
+}
+
 void log_set_target(LogTarget t) {
         target = t;
         log_open();

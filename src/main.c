@@ -75,33 +75,72 @@ static int usage_error(const char *fmt, ...) {
         return 2;
 }
 
-int main(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_JSON, ARG_SYSFS, ARG_KERNEL_LOG, ARG_LOG_LEVEL, ARG_CONFIG, ARG_QUIRKS, ARG_PROFILE, ARG_STATE_DIR,
-               ARG_FAULT, ARG_LOG_TARGET, ARG_KERNEL_RELEASE, ARG_SHOW_MAC };
-        static const struct option options[] = {
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, ARG_VERSION },
-                { "json", no_argument, NULL, ARG_JSON },
-                { "sysfs", required_argument, NULL, ARG_SYSFS },
-                { "kernel-log", required_argument, NULL, ARG_KERNEL_LOG },
-                { "kernel-release", required_argument, NULL, ARG_KERNEL_RELEASE },
-                { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
-                { "config", required_argument, NULL, ARG_CONFIG },
-                { "quirks", required_argument, NULL, ARG_QUIRKS },
-                { "profile", required_argument, NULL, ARG_PROFILE },
-                { "state-dir", required_argument, NULL, ARG_STATE_DIR },
-                { "log-target", required_argument, NULL, ARG_LOG_TARGET },
-                { "show-mac", no_argument, NULL, ARG_SHOW_MAC },
-                /* Test seam, not documented: "N:KILL" or "N:STOP" after the N-th write. */
-                { "fault-after-writes", required_argument, NULL, ARG_FAULT },
-                {}
-        };
-        Options o = { .sysfs = "/sys", .state_dir = "/run/r8169-tuned", .log_level = -1 };
-        const char *cmd;
-        int c, level;
+enum { ARG_VERSION = 0x100, ARG_JSON, ARG_SYSFS, ARG_KERNEL_LOG, ARG_LOG_LEVEL, ARG_CONFIG, ARG_QUIRKS, ARG_PROFILE, ARG_STATE_DIR,
+       ARG_FAULT, ARG_LOG_TARGET, ARG_KERNEL_RELEASE, ARG_SHOW_MAC };
 
-        log_open();
-        /* Options anywhere on the line, as systemctl and networkctl take them; "--" ends them. */
+static const struct option options[] = {
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, ARG_VERSION },
+        { "json", no_argument, NULL, ARG_JSON },
+        { "sysfs", required_argument, NULL, ARG_SYSFS },
+        { "kernel-log", required_argument, NULL, ARG_KERNEL_LOG },
+        { "kernel-release", required_argument, NULL, ARG_KERNEL_RELEASE },
+        { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+        { "config", required_argument, NULL, ARG_CONFIG },
+        { "quirks", required_argument, NULL, ARG_QUIRKS },
+        { "profile", required_argument, NULL, ARG_PROFILE },
+        { "state-dir", required_argument, NULL, ARG_STATE_DIR },
+        { "log-target", required_argument, NULL, ARG_LOG_TARGET },
+        { "show-mac", no_argument, NULL, ARG_SHOW_MAC },
+        /* Test seam, not documented: "N:KILL" or "N:STOP" after the N-th write. */
+        { "fault-after-writes", required_argument, NULL, ARG_FAULT },
+        {}
+};
+
+/* An option with a value that must be checked: 0, or the exit code of a usage error. */
+static int parse_valued(Options *o, int c, const char *arg) {
+        KernelVersion v;
+        unsigned n;
+        char sig[8];
+        int level;
+
+        switch (c) {
+        case ARG_KERNEL_RELEASE:
+                if (kernel_version_parse_strict(arg, &v) < 0)
+                        return usage_error("--kernel-release takes a release like 6.1.53, not \"%s\".", arg);
+                o->kernel_release = arg;
+                return 0;
+        case ARG_PROFILE:
+                if (profile_from_string(arg) < 0)
+                        return usage_error("Unknown profile \"%s\": expected performance, balanced or powersave.", arg);
+                o->profile = arg;
+                return 0;
+        case ARG_LOG_TARGET:
+                if (log_target_from_string(arg) < 0)
+                        return usage_error("--log-target takes auto, journal or stderr.");
+                log_set_target(log_target_from_string(arg));
+                return 0;
+        case ARG_FAULT:
+                if (sscanf(arg, "%u:%7s", &n, sig) != 2 || n == 0 || (!streq(sig, "KILL") && !streq(sig, "STOP")))
+                        return usage_error("--fault-after-writes takes N:KILL or N:STOP.");
+                o->fault_after_writes = n;
+                o->fault_signal = streq(sig, "KILL") ? SIGKILL : SIGSTOP;
+                return 0;
+        case ARG_LOG_LEVEL:
+                level = log_level_from_string(arg);
+                if (level < 0)
+                        return usage_error("Unknown log level \"%s\".", arg);
+                log_set_max_level(level);
+                o->log_level = level;
+                return 0;
+        }
+        return usage_error("Unknown option.");
+}
+
+/* Options anywhere on the line, as systemctl and networkctl take them; "--" ends them. -1: go on, else the exit code. */
+static int parse_options(Options *o, int argc, char *argv[]) {
+        int c, r;
+
         opterr = 0;
         while ((c = getopt_long(argc, argv, ":h", options, NULL)) >= 0) {
                 switch (c) {
@@ -112,92 +151,58 @@ int main(int argc, char *argv[]) {
                         printf("r8169-tuned %s\n", R8T_VERSION);
                         return 0;
                 case ARG_JSON:
-                        o.json = true;
+                        o->json = true;
                         break;
                 case ARG_SHOW_MAC:
-                        o.show_mac = true;
+                        o->show_mac = true;
                         break;
                 case ARG_SYSFS:
-                        o.sysfs = optarg;
+                        o->sysfs = optarg;
                         break;
                 case ARG_KERNEL_LOG:
-                        o.kernel_log = optarg;
+                        o->kernel_log = optarg;
                         break;
-                case ARG_KERNEL_RELEASE: {
-                        KernelVersion v;
-                        if (kernel_version_parse_strict(optarg, &v) < 0)
-                                return usage_error("--kernel-release takes a release like 6.1.53, not \"%s\".", optarg);
-                        o.kernel_release = optarg;
-                        break;
-                }
                 case ARG_CONFIG:
-                        o.config = optarg;
+                        o->config = optarg;
                         break;
                 case ARG_QUIRKS:
-                        o.quirks = optarg;
-                        break;
-                case ARG_PROFILE:
-                        if (profile_from_string(optarg) < 0) {
-                                log_error("Unknown profile \"%s\": expected performance, balanced or powersave.", optarg);
-                                return 2;
-                        }
-                        o.profile = optarg;
-                        break;
-                case ARG_LOG_TARGET:
-                        if (streq(optarg, "journal"))
-                                log_set_target(LOG_TARGET_JOURNAL);
-                        else if (streq(optarg, "stderr"))
-                                log_set_target(LOG_TARGET_STDERR);
-                        else if (streq(optarg, "auto"))
-                                log_set_target(LOG_TARGET_AUTO);
-                        else {
-                                log_error("--log-target takes auto, journal or stderr.");
-                                return 2;
-                        }
+                        o->quirks = optarg;
                         break;
                 case ARG_STATE_DIR:
-                        o.state_dir = optarg;
-                        break;
-                case ARG_FAULT: {
-                        unsigned n;
-                        char sig[8];
-                        if (sscanf(optarg, "%u:%7s", &n, sig) != 2 || n == 0 || (!streq(sig, "KILL") && !streq(sig, "STOP"))) {
-                                log_error("--fault-after-writes takes N:KILL or N:STOP.");
-                                return 2;
-                        }
-                        o.fault_after_writes = n;
-                        o.fault_signal = streq(sig, "KILL") ? SIGKILL : SIGSTOP;
-                        break;
-                }
-                case ARG_LOG_LEVEL:
-                        level = log_level_from_string(optarg);
-                        if (level < 0) {
-                                log_error("Unknown log level \"%s\".", optarg);
-                                return 2;
-                        }
-                        log_set_max_level(level);
-                        o.log_level = level;
+                        o->state_dir = optarg;
                         break;
                 case ':':
                         return usage_error("Option %s needs a value.", argv[optind - 1]);
-                default:
+                case '?':
                         return usage_error("Unknown option \"%s\".", argv[optind - 1]);
+                default:
+                        r = parse_valued(o, c, optarg);
+                        if (r != 0)
+                                return r;
                 }
         }
+        return -1;
+}
+
+int main(int argc, char *argv[]) {
+        Options o = { .sysfs = "/sys", .state_dir = "/run/r8169-tuned", .log_level = -1 };
+        const char *cmd;
+        int r;
+
+        log_open();
+        r = parse_options(&o, argc, argv);
+        if (r >= 0)
+                return r;
         cmd = optind < argc ? argv[optind] : "status";
         o.args = argv + optind + (optind < argc);
         o.n_args = argc - optind - (optind < argc);
         for (size_t i = 0; i < ELEMENTSOF(commands); i++) {
                 if (!streq(cmd, commands[i].name))
                         continue;
-                if (o.json && !commands[i].json) {
-                        log_error("%s has no --json output. See r8169-tuned --help.", cmd);
-                        return 2;
-                }
-                if (o.n_args > 0 && commands[i].args == ARGS_NONE) {
-                        log_error("%s takes no arguments (\"%s\" given). See r8169-tuned --help.", cmd, o.args[0]);
-                        return 2;
-                }
+                if (o.json && !commands[i].json)
+                        return usage_error("%s has no --json output.", cmd);
+                if (o.n_args > 0 && commands[i].args == ARGS_NONE)
+                        return usage_error("%s takes no arguments (\"%s\" given).", cmd, o.args[0]);
                 return commands[i].run(&o);
         }
         return usage_error("Unknown command \"%s\".", cmd);

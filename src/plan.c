@@ -178,89 +178,81 @@ void plan_knobs_needed(const PlanInput *in, bool needed[_KNOB_MAX]) {
         free(p);
 }
 
-void plan_nic(const PlanInput *in, NicPlan *ret) {
-        bool set[_KNOB_MAX] = {}, skip[_KNOB_MAX] = {};
-        uint64_t value[_KNOB_MAX] = {};
-        Provenance why[_KNOB_MAX] = {}, skip_why[_KNOB_MAX] = {};
-        PlanItem *items = ret->items;
+/* What quirks and configuration want of each knob, before it meets what the NIC holds. */
+typedef struct Wanted {
+        bool set[_KNOB_MAX], skip[_KNOB_MAX];
+        uint64_t value[_KNOB_MAX];
+        Provenance why[_KNOB_MAX], skip_why[_KNOB_MAX];
+} Wanted;
 
-        *ret = (NicPlan) { .nic = in->nic, .link_power = -1 };
-        plan_wanted(in, ret, set, skip, value, why, skip_why);
-        if (ret->ignored) {
-                ret->n = 0;
-                return;
-        }
-
-        plan_link_power(in, ret, set, skip, value, why);
-
-        /*
-         * The tx-timeout guard, above every profile, quirk and override: a link that
-         * timed out never gets an L1 state turned on again (6.3+ turns L0s/L1 off then,
-         * and turning them on undoes it); L0s and L1 are planned off: where the kernel did
-         * that already it is a keep, where L1 is still on the kernel had no guard of its own
-         * (before 6.3, except 5.10.203+ and 5.15.142+) and they are turned off.
-         */
+/*
+ * The tx-timeout guard, above every profile, quirk and override: a link that timed out never
+ * gets an L1 state turned on again (6.3+ turns L0s/L1 off then, and turning them on undoes
+ * it); L0s and L1 are planned off: where the kernel did that already it is a keep, where L1
+ * is still on the kernel had no guard of its own (before 6.3, except 5.10.203+ and 5.15.142+)
+ * and they are turned off.
+ */
+static void plan_tx_guard(const PlanInput *in, NicPlan *ret, Wanted *w) {
         ret->tx_guard = in->tx_guard;
         ret->tx_timeouts = in->tx_timeouts;
-        if (in->tx_guard) {
-                for (int k = 0; k < _KNOB_MAX; k++) {
-                        if (knob_get(k)->l1 && set[k] && value[k] != 0) {
-                                ret->guarded[ret->n_guarded++] = (PlanItem) { .knob = k, .action = PLAN_EXCLUDED,
-                                                                              .desired = value[k], .current = in->current[k],
-                                                                              .why = why[k] };
-                                set[k] = false;
-                        }
-                        /* Planned even where the kernel did it already (keep): a plan that left them out would give back. */
-                        if (knob_get(k)->off_after_tx_timeout && in->current[k].status == KNOB_STATUS_OK) {
-                                set[k] = true;
-                                skip[k] = false;
-                                value[k] = 0;
-                                why[k] = (Provenance) { .kind = PROVENANCE_GUARD };
-                        }
-                }
-        }
-
+        if (!in->tx_guard)
+                return;
         for (int k = 0; k < _KNOB_MAX; k++) {
-                PlanItem *it;
-
-                if (!set[k] && !skip[k])
-                        continue;
-                it = &items[ret->n++];
-                *it = (PlanItem) { .knob = k, .desired = value[k], .current = in->current[k], .why = set[k] ? why[k] : skip_why[k] };
-                if (skip[k]) {
-                        it->action = PLAN_EXCLUDED;
-                        continue;
+                if (knob_get(k)->l1 && w->set[k] && w->value[k] != 0) {
+                        ret->guarded[ret->n_guarded++] = (PlanItem) { .knob = k, .action = PLAN_EXCLUDED, .desired = w->value[k],
+                                                                      .current = in->current[k], .why = w->why[k] };
+                        w->set[k] = false;
                 }
-                /* What a config value beat: find the last matching quirk of this profile that set it. */
-                if (why[k].kind == PROVENANCE_CONFIG)
-                        for (size_t i = in->quirks ? in->quirks->n : 0; i-- > 0;) {
-                                const Quirk *q = &in->quirks->quirks[i];
-                                if (!q->profiles[in->profile] || !(q->set[k] || q->skip[k]) ||
-                                    !quirk_matches(q, in->nic, in->machine))
-                                        continue;
-                                it->overrides = true;
-                                it->overridden = (Provenance) { PROVENANCE_QUIRK, q, {} };
-                                it->overridden_value = q->value[k];
-                                break;
-                        }
-                if (it->current.status != KNOB_STATUS_OK)
-                        it->action = PLAN_SKIP;
-                else if (it->current.value == it->desired && !it->current.partial) {
-                        it->action = PLAN_KEEP;
-                        /* Detect, then explain: the value is there, and this kernel puts it there itself. */
-                        it->kernel_default = it->why.kind == PROVENANCE_QUIRK && it->why.quirk->kernel_default_since.known &&
-                                             in->machine && in->machine->kernel.known &&
-                                             kernel_version_compare(&in->machine->kernel, &it->why.quirk->kernel_default_since) >= 0;
+                /* Planned even where the kernel did it already (keep): a plan that left them out would give back. */
+                if (knob_get(k)->off_after_tx_timeout && in->current[k].status == KNOB_STATUS_OK) {
+                        w->set[k] = true;
+                        w->skip[k] = false;
+                        w->value[k] = 0;
+                        w->why[k] = (Provenance) { .kind = PROVENANCE_GUARD };
                 }
-                else
-                        it->action = PLAN_CHANGE;
         }
+}
 
-        /*
-         * What the profile holds back: fixes of the performance profile (on battery,
-         * balanced resolves to powersave) that would change this NIC. Not applied,
-         * but shown, so that the fix for exactly this machine is not invisible.
-         */
+/* What a config value beat: the last matching quirk of this profile that set (or skipped) the knob. */
+static void plan_overridden(const PlanInput *in, PlanItem *it) {
+        for (size_t i = in->quirks ? in->quirks->n : 0; i-- > 0;) {
+                const Quirk *q = &in->quirks->quirks[i];
+                if (!q->profiles[in->profile] || !(q->set[it->knob] || q->skip[it->knob]) || !quirk_matches(q, in->nic, in->machine))
+                        continue;
+                it->overrides = true;
+                it->overridden = (Provenance) { PROVENANCE_QUIRK, q, {} };
+                it->overridden_value = q->value[it->knob];
+                return;
+        }
+}
+
+/* One knob's item: excluded, skipped (not readable here), kept (already there) or changed. */
+static void plan_item(const PlanInput *in, const Wanted *w, KnobId k, PlanItem *it) {
+        *it = (PlanItem) { .knob = k, .desired = w->value[k], .current = in->current[k], .why = w->set[k] ? w->why[k] : w->skip_why[k] };
+        if (w->skip[k]) {
+                it->action = PLAN_EXCLUDED;
+                return;
+        }
+        if (w->why[k].kind == PROVENANCE_CONFIG)
+                plan_overridden(in, it);
+        if (it->current.status != KNOB_STATUS_OK)
+                it->action = PLAN_SKIP;
+        else if (it->current.value == it->desired && !it->current.partial) {
+                it->action = PLAN_KEEP;
+                /* Detect, then explain: the value is there, and this kernel puts it there itself. */
+                it->kernel_default = it->why.kind == PROVENANCE_QUIRK && it->why.quirk->kernel_default_since.known &&
+                                     in->machine && in->machine->kernel.known &&
+                                     kernel_version_compare(&in->machine->kernel, &it->why.quirk->kernel_default_since) >= 0;
+        } else
+                it->action = PLAN_CHANGE;
+}
+
+/*
+ * What the profile holds back: fixes of the performance profile (on battery, balanced
+ * resolves to powersave) that would change this NIC. Not applied, but shown, so that the
+ * fix for exactly this machine is not invisible.
+ */
+static void plan_held_back(const PlanInput *in, NicPlan *ret, const Wanted *w) {
         for (size_t i = 0; in->show_held_back && in->profile == PROFILE_POWERSAVE && in->quirks && i < in->quirks->n; i++) {
                 const Quirk *q = &in->quirks->quirks[i];
                 if (!q->profiles[PROFILE_PERFORMANCE] || !quirk_matches(q, in->nic, in->machine))
@@ -268,10 +260,9 @@ void plan_nic(const PlanInput *in, NicPlan *ret) {
                 for (int k = 0; k < _KNOB_MAX; k++) {
                         bool dup = false;
 
-                        if (!q->set[k] || set[k] || skip[k])
+                        if (!q->set[k] || w->set[k] || w->skip[k])
                                 continue;
-                        if (in->current[k].status != KNOB_STATUS_OK ||
-                            (in->current[k].value == q->value[k] && !in->current[k].partial))
+                        if (in->current[k].status != KNOB_STATUS_OK || (in->current[k].value == q->value[k] && !in->current[k].partial))
                                 continue; /* nothing it would change here */
                         for (size_t j = 0; j < ret->n_held; j++)
                                 if (ret->held[j].knob == k) {
@@ -285,7 +276,24 @@ void plan_nic(const PlanInput *in, NicPlan *ret) {
                                                                         .why = { PROVENANCE_QUIRK, q, {} } };
                 }
         }
+}
 
+void plan_nic(const PlanInput *in, NicPlan *ret) {
+        Wanted w = {};
+        PlanItem *items = ret->items;
+
+        *ret = (NicPlan) { .nic = in->nic, .link_power = -1 };
+        plan_wanted(in, ret, w.set, w.skip, w.value, w.why, w.skip_why);
+        if (ret->ignored) {
+                ret->n = 0;
+                return;
+        }
+        plan_link_power(in, ret, w.set, w.skip, w.value, w.why);
+        plan_tx_guard(in, ret, &w);
+        for (int k = 0; k < _KNOB_MAX; k++)
+                if (w.set[k] || w.skip[k])
+                        plan_item(in, &w, k, &items[ret->n++]);
+        plan_held_back(in, ret, &w);
         /* Stable insertion sort by the knob table's write order: the order apply writes in. */
         for (size_t i = 1; i < ret->n; i++)
                 for (size_t j = i; j > 0 && knob_write_rank(items[j - 1].knob, items[j - 1].desired) >
