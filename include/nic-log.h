@@ -12,7 +12,14 @@
  * KNOB, OLD_VALUE, NEW_VALUE and the quirk or config line behind it.
  * Returns -abs(error).
  */
-int log_nic_knob(int level, const char *message_id, const Nic *n, KnobId knob, const char *old_value,
-                 const char *new_value, const Provenance *why, int error, const char *fmt, ...) _printf_(9, 10);
+/* What a message about one knob says of it: the knob, its value before and after, and why. */
+typedef struct KnobChange {
+        KnobId knob;
+        const char *old_value, *new_value; /* NULL: not said */
+        const Provenance *why;             /* NULL: none */
+} KnobChange;
+
+int log_nic_knob(int level, const char *message_id, const Nic *n, const KnobChange *c, int error, const char *fmt, ...)
+        _printf_(6, 7);
 /* The same without a knob (a NIC tuned, ignored, gone). */
 int log_nic(int level, const char *message_id, const Nic *n, int error, const char *fmt, ...) _printf_(5, 6);

@@ -36,6 +36,8 @@ void report_knob_value_json(JsonWriter *w, KnobId k, uint64_t v);
 void report_knob_reading_json(JsonWriter *w, KnobId k, const KnobReading *r);
 /* "knobs": every knob by name, each a knob object. */
 void report_knobs_json(JsonWriter *w, const KnobReading knobs[_KNOB_MAX]);
+/* A knob's reading in words: its value ("1", "on", "20000"), "partial", or its status ("not-present"). */
+const char *report_reading_text(KnobId k, const KnobReading *r, char *buf, size_t size);
 /* "ENODEV" for -ENODEV or ENODEV; NULL for 0. */
 const char *report_errno_name(int error);
 /* "key":{…} for one end of a PCIe link. */

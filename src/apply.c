@@ -54,10 +54,9 @@ static void report_write_error(const Nic *n, const PlanItem *it, int r, const Et
         else
                 st->failed++;
         fmt(it->knob, it->desired, want);
-        log_nic_knob(unsupported ? LOG_WARNING : LOG_ERR,
-                     unsupported ? R8T_MESSAGE_KNOB_UNSUPPORTED : R8T_MESSAGE_KNOB_FAILED, n, it->knob, old, want,
-                     &it->why, r, "setting %s%s%s -> %s failed: %s", knob_get(it->knob)->name, old ? " " : "",
-                     old ?: "", want, errtext(err, r, e, sizeof(e)));
+        log_nic_knob(unsupported ? LOG_WARNING : LOG_ERR, unsupported ? R8T_MESSAGE_KNOB_UNSUPPORTED : R8T_MESSAGE_KNOB_FAILED, n,
+                     &(KnobChange){ it->knob, old, want, &it->why }, r, "setting %s%s%s -> %s failed: %s",
+                     knob_get(it->knob)->name, old ? " " : "", old ?: "", want, errtext(err, r, e, sizeof(e)));
 }
 
 static int journal_open(ApplyContext *ctx, const Nic *n, UndoJournal *j) {
@@ -99,21 +98,19 @@ static void apply_skip(ApplyContext *ctx, const Nic *n, const PlanItem *it, Appl
                 st->unsupported++;
                 if (s)
                         s->unsupported_said = true;
-                log_nic_knob(said ? LOG_DEBUG : LOG_WARNING, R8T_MESSAGE_KNOB_UNSUPPORTED, n, it->knob, NULL, fmt(it->knob, it->desired, want),
-                             &it->why, it->current.error, "%s %s on this NIC (%s); %s not applied",
-                             knob_get(it->knob)->name,
-                             it->current.status == KNOB_STATUS_UNSUPPORTED ? "is not supported" : "does not exist",
-                             why, want);
+                log_nic_knob(said ? LOG_DEBUG : LOG_WARNING, R8T_MESSAGE_KNOB_UNSUPPORTED, n,
+                             &(KnobChange){ it->knob, NULL, fmt(it->knob, it->desired, want), &it->why }, it->current.error,
+                             "%s %s on this NIC (%s); %s not applied", knob_get(it->knob)->name,
+                             it->current.status == KNOB_STATUS_UNSUPPORTED ? "is not supported" : "does not exist", why, want);
         } else {
                 bool waiting = ctx->daemon && it->current.status == KNOB_STATUS_NO_INTERFACE;
                 if (waiting)
                         st->waiting++;
                 else
                         st->failed++;
-                log_nic_knob(waiting ? LOG_DEBUG : LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, it->knob, NULL,
-                             fmt(it->knob, it->desired, want),
-                             &it->why, it->current.error, "cannot read %s (%s); %s not applied",
-                             knob_get(it->knob)->name, why, want);
+                log_nic_knob(waiting ? LOG_DEBUG : LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n,
+                             &(KnobChange){ it->knob, NULL, fmt(it->knob, it->desired, want), &it->why }, it->current.error,
+                             "cannot read %s (%s); %s not applied", knob_get(it->knob)->name, why, want);
         }
 }
 
@@ -214,9 +211,9 @@ static int steps_record(const Nic *n, UndoJournal *j, ApplyStep *steps, size_t n
                         fmt(it->knob, it->current.value, old);
                         fmt(it->knob, it->desired, want);
                         st->failed++;
-                        log_nic_knob(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, it->knob, old, want, &it->why, r,
-                                     "cannot record the original %s=%s in %s: %s; not changed", knob_get(it->knob)->name,
-                                     old, j->path, strerror(-r));
+                        log_nic_knob(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, &(KnobChange){ it->knob, old, want, &it->why }, r,
+                                     "cannot record the original %s=%s in %s: %s; not changed", knob_get(it->knob)->name, old,
+                                     j->path, strerror(-r));
                 }
         }
         return r;
@@ -262,23 +259,25 @@ static bool step_write(ApplyContext *ctx, const Nic *n, ApplyStep *s, UndoJourna
                         snprintf(old, sizeof(old), "partial");
                 if (now->status != KNOB_STATUS_OK) {
                         st->failed++;
-                        log_nic_knob(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, it->knob, old, want, &it->why, now->error,
-                                     "wrote %s=%s but cannot read it back: %s", name, want, knob_status_to_string(now->status));
+                        log_nic_knob(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, &(KnobChange){ it->knob, old, want, &it->why },
+                                     now->error, "wrote %s=%s but cannot read it back: %s", name, want,
+                                     knob_status_to_string(now->status));
                 } else if (now->value != it->desired || now->partial) {
                         /* e.g. an ASPM state the BIOS left off stays off under the default policy */
                         st->failed++;
                         if (knob_state(ctx, it->knob))
                                 knob_state(ctx, it->knob)->kept_other = true;
-                        log_nic_knob(LOG_WARNING, R8T_MESSAGE_KNOB_FAILED, n, it->knob, old,
-                                     now->partial ? "partial" : fmt(it->knob, now->value, now_s), &it->why, 0,
-                                     "asked for %s %s, the kernel kept %s", name, want,
+                        log_nic_knob(LOG_WARNING, R8T_MESSAGE_KNOB_FAILED, n,
+                                     &(KnobChange){ it->knob, old, now->partial ? "partial" : fmt(it->knob, now->value, now_s),
+                                                    &it->why },
+                                     0, "asked for %s %s, the kernel kept %s", name, want,
                                      now->partial ? "some of its features as they were" : now_s);
                 } else {
                         st->changed++;
                         set_held(ctx, it->knob, true);
                         /* Dynamic link power's transitions are routine: at debug, with a summary now and then. */
                         log_nic_knob(it->why.kind == PROVENANCE_LINK_POWER ? LOG_DEBUG : LOG_INFO, R8T_MESSAGE_KNOB_CHANGED, n,
-                                     it->knob, old, want, &it->why, 0, "%s %s -> %s", name, old, want);
+                                     &(KnobChange){ it->knob, old, want, &it->why }, 0, "%s %s -> %s", name, old, want);
                 }
         }
         return dirty;
@@ -339,13 +338,13 @@ static void restore_step(ApplyContext *ctx, const Nic *n, UndoJournal *j, KnobBa
                 st->restored += any_done;
                 st->failed += any_failed;
                 if (any_done && items_are_knobs(k))
-                        log_nic_knob(LOG_INFO, R8T_MESSAGE_KNOB_RESTORED, n, k, from, to, NULL, 0, "%s %s -> %s (restored)",
-                                     knob_get(k)->name, from, to);
+                        log_nic_knob(LOG_INFO, R8T_MESSAGE_KNOB_RESTORED, n, &(KnobChange){ k, from, to, NULL }, 0,
+                                     "%s %s -> %s (restored)", knob_get(k)->name, from, to);
                 else if (any_done)
-                        log_nic_knob(LOG_INFO, R8T_MESSAGE_KNOB_RESTORED, n, k, from, to, NULL, 0,
+                        log_nic_knob(LOG_INFO, R8T_MESSAGE_KNOB_RESTORED, n, &(KnobChange){ k, from, to, NULL }, 0,
                                      "%s %s -> %s (restored: %s)", knob_get(k)->name, from, to, done);
                 if (any_failed)
-                        log_nic_knob(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, k, from, to, NULL, r,
+                        log_nic_knob(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, &(KnobChange){ k, from, to, NULL }, r,
                                      "restoring %s to %s failed%s%s: %s; kept in %s", knob_get(k)->name, to,
                                      items_are_knobs(k) ? "" : " for ", items_are_knobs(k) ? "" : failed,
                                      r < 0 ? errtext(&err, r, es, sizeof(es)) : "the kernel kept another value", j->path);
@@ -391,23 +390,26 @@ static void restore_sort_out(ApplyContext *ctx, const Nic *n, UndoJournal *j, co
                         undo_remove(j, undo_find(j, be->id, it->name)); /* this kernel has no such feature */
                 } else if (it->error < 0) {
                         st->failed++;
-                        log_nic_knob(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, k, set, orig, NULL, it->error,
+                        log_nic_knob(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, &(KnobChange){ k, set, orig, NULL }, it->error,
                                      "cannot read %s (%s); its original %s stays in %s", it->name,
-                                     it->error == err.error && err.message[0] ? errtext(&err, it->error, es, sizeof(es))
-                                                                            : knob_status_to_string(knob_status_from_errno(it->error)),
+                                     it->error == err.error && err.message[0]
+                                             ? errtext(&err, it->error, es, sizeof(es))
+                                             : knob_status_to_string(knob_status_from_errno(it->error)),
                                      orig, j->path);
                 } else if (it->now == it->value) {
                         undo_remove(j, undo_find(j, be->id, it->name));
                 } else if (ctx->l1_guard && knob_get(k)->l1 && it->value != 0) {
                         /* A link that timed out never gets L1 turned on again, not even to give an original back. */
-                        log_nic_knob(LOG_NOTICE, R8T_MESSAGE_KNOB_LEFT_ALONE, n, k, set, orig, NULL, 0,
+                        log_nic_knob(LOG_NOTICE, R8T_MESSAGE_KNOB_LEFT_ALONE, n, &(KnobChange){ k, set, orig, NULL }, 0,
                                      "%s stays %s, not the original %s: this link had a tx timeout", it->name, set, orig);
                         undo_remove(j, undo_find(j, be->id, it->name));
                 } else if (it->now != it->set && !(it->has_pending && it->now == it->pending)) {
                         st->left_alone++;
-                        log_nic_knob(LOG_NOTICE, R8T_MESSAGE_KNOB_LEFT_ALONE, n, k, fmt(k, it->now, now_s), orig, NULL, 0,
+                        log_nic_knob(LOG_NOTICE, R8T_MESSAGE_KNOB_LEFT_ALONE, n,
+                                     &(KnobChange){ k, fmt(k, it->now, now_s), orig, NULL }, 0,
                                      "%s is %s, not the %s r8169-tuned set: changed by someone else since, left alone "
-                                     "(original was %s)", it->name, now_s, set, orig);
+                                     "(original was %s)",
+                                     it->name, now_s, set, orig);
                         undo_remove(j, undo_find(j, be->id, it->name));
                 } else if (knob_batch_add(todo, k, it->name, it->value) >= 0)
                         todo->items[todo->n - 1].set = it->now; /* ours: set, or a pending write that happened */

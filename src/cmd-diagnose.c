@@ -484,14 +484,6 @@ static const PlanItem *held_item(const NicPlan *p, KnobId k) {
         return NULL;
 }
 
-static const char *current_text(KnobId k, const KnobReading *r, char *buf, size_t size) {
-        if (r->status != KNOB_STATUS_OK)
-                return knob_status_to_string(r->status);
-        if (r->partial)
-                return "partial";
-        return knob_format_value(k, r->value, buf, size);
-}
-
 static void markdown_link_row(FILE *out, const char *what, const char *nic, const char *port) {
         fprintf(out, "| %s | %s | %s |\n", what, nic, port);
 }
@@ -613,7 +605,7 @@ static void md_knobs(FILE *out, const NicFacts *f) {
                 char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], why[600], hb[64] = "-";
                 if (held)
                         snprintf(hb, sizeof(hb), "held back: %s", knob_format_value(k, held->desired, des, sizeof(des)));
-                fprintf(out, "| %s | %s | %s | %s |\n", knob_get(k)->name, current_text(k, &f->current[k], cur, sizeof(cur)),
+                fprintf(out, "| %s | %s | %s | %s |\n", knob_get(k)->name, report_reading_text(k, &f->current[k], cur, sizeof(cur)),
                         !it ? hb : it->action == PLAN_EXCLUDED ? "not touched" : knob_format_value(k, it->desired, des, sizeof(des)),
                         it ? plan_provenance_string(&it->why, why, sizeof(why)) :
                         held ? plan_provenance_string(&held->why, why, sizeof(why)) : "");

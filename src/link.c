@@ -248,14 +248,15 @@ LinkWork link_check_drift(Link *l, LinkEnv *e, unsigned backends) {
                 ks->held = false;
                 if (e->c->config.drift == DRIFT_LEAVE) {
                         ks->yielded = true;
-                        log_nic_knob(LOG_NOTICE, R8T_MESSAGE_DRIFT, &l->nic, k, was_s, is_s, NULL, 0,
+                        log_nic_knob(LOG_NOTICE, R8T_MESSAGE_DRIFT, &l->nic, &(KnobChange){ k, was_s, is_s, NULL }, 0,
                                      "%s changed from %s to %s outside r8169-tuned; leaving it (drift = leave)",
                                      knob_get(k)->name, was_s, is_s);
                         continue;
                 }
-                log_nic_knob(ks->drift_logged ? LOG_DEBUG : LOG_NOTICE, R8T_MESSAGE_DRIFT, &l->nic, k, was_s, is_s,
-                             NULL, 0, "%s changed from %s to %s outside r8169-tuned; putting %s back",
-                             knob_get(k)->name, was_s, is_s, was_s);
+                log_nic_knob(ks->drift_logged ? LOG_DEBUG : LOG_NOTICE, R8T_MESSAGE_DRIFT, &l->nic,
+                             &(KnobChange){ k, was_s, is_s, NULL }, 0,
+                             "%s changed from %s to %s outside r8169-tuned; putting %s back", knob_get(k)->name, was_s, is_s,
+                             was_s);
                 ks->drift_logged = true;
                 l->dirty = true;
         }

@@ -47,8 +47,35 @@ static void nic_prefix(char *buf, size_t size, const Nic *n) {
         snprintf(buf, size, "%s (%s%s)", nic_ifname(n) ?: n->slot, n->slot, chip);
 }
 
-int log_nic_knob(int level, const char *message_id, const Nic *n, KnobId knob, const char *old_value,
-                 const char *new_value, const Provenance *why, int error, const char *fmt, ...) {
+/* The journal fields of why a knob has its value, and the words the message ends with. */
+static void provenance_fields(Fields *f, const Provenance *why, char *prov, size_t size) {
+        if (!why)
+                return;
+        switch (why->kind) {
+        case PROVENANCE_QUIRK:
+                field(f, "QUIRK=%s", why->quirk->id);
+                snprintf(prov, size, " (quirk %s)", why->quirk->id);
+                break;
+        case PROVENANCE_LINK_POWER:
+                field(f, "LINK_POWER=dynamic");
+                snprintf(prov, size, " (link-power dynamic)");
+                break;
+        case PROVENANCE_GUARD:
+                field(f, "GUARD=tx-timeout");
+                snprintf(prov, size, " (tx-timeout guard)");
+                break;
+        case PROVENANCE_CONFIG:
+                field(f, "CONFIG_FILE=%s", why->origin.file);
+                field(f, "CONFIG_LINE=%u", why->origin.line);
+                snprintf(prov, size, " (%s:%u)", why->origin.file, why->origin.line);
+                break;
+        case PROVENANCE_NONE:
+        case _PROVENANCE_KIND_MAX:
+                break;
+        }
+}
+
+int log_nic_knob(int level, const char *message_id, const Nic *n, const KnobChange *c, int error, const char *fmt, ...) {
         char msg[1024], prefix[160], prov[600] = "";
         Fields f = {};
         va_list ap;
@@ -56,25 +83,12 @@ int log_nic_knob(int level, const char *message_id, const Nic *n, KnobId knob, c
         if (level > log_get_max_level())
                 return error < 0 ? error : -error;
         nic_fields(&f, message_id, n);
-        field(&f, "KNOB=%s", knob_get(knob)->name);
-        if (old_value)
-                field(&f, "OLD_VALUE=%s", old_value);
-        if (new_value)
-                field(&f, "NEW_VALUE=%s", new_value);
-        if (why && why->kind == PROVENANCE_QUIRK) {
-                field(&f, "QUIRK=%s", why->quirk->id);
-                snprintf(prov, sizeof(prov), " (quirk %s)", why->quirk->id);
-        } else if (why && why->kind == PROVENANCE_LINK_POWER) {
-                field(&f, "LINK_POWER=dynamic");
-                snprintf(prov, sizeof(prov), " (link-power dynamic)");
-        } else if (why && why->kind == PROVENANCE_GUARD) {
-                field(&f, "GUARD=tx-timeout");
-                snprintf(prov, sizeof(prov), " (tx-timeout guard)");
-        } else if (why && why->kind == PROVENANCE_CONFIG) {
-                field(&f, "CONFIG_FILE=%s", why->origin.file);
-                field(&f, "CONFIG_LINE=%u", why->origin.line);
-                snprintf(prov, sizeof(prov), " (%s:%u)", why->origin.file, why->origin.line);
-        }
+        field(&f, "KNOB=%s", knob_get(c->knob)->name);
+        if (c->old_value)
+                field(&f, "OLD_VALUE=%s", c->old_value);
+        if (c->new_value)
+                field(&f, "NEW_VALUE=%s", c->new_value);
+        provenance_fields(&f, c->why, prov, sizeof(prov));
         errno = error < 0 ? -error : error;
         va_start(ap, fmt);
         vsnprintf(msg, sizeof(msg), fmt, ap);

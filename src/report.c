@@ -332,9 +332,9 @@ static void provenance_json(JsonWriter *w, const Provenance *p) {
                 json_null(w);
 }
 
-static const char *reading_string(KnobId k, const KnobReading *r, char *buf, size_t size) {
+const char *report_reading_text(KnobId k, const KnobReading *r, char *buf, size_t size) {
         if (r->status != KNOB_STATUS_OK)
-                return NULL;
+                return knob_status_to_string(r->status);
         if (r->partial)
                 return "partial";
         return knob_format_value(k, r->value, buf, size);
@@ -506,7 +506,7 @@ void report_plan_json(FILE *f, const PlanReport *r) {
 /* One planned knob: action, knob, values, where it comes from. */
 static void plan_item_text(FILE *f, const PlanItem *it) {
         char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], prov[512];
-        const char *c = reading_string(it->knob, &it->current, cur, sizeof(cur));
+        const char *c = report_reading_text(it->knob, &it->current, cur, sizeof(cur));
 
         fprintf(f, "  %-8s %-21s ", plan_action_to_string(it->action), knob_get(it->knob)->name);
         if (it->action == PLAN_EXCLUDED)
@@ -533,7 +533,7 @@ static void plan_item_text(FILE *f, const PlanItem *it) {
 static void plan_held_text(FILE *f, const PlanReport *r, const PlanItem *it) {
         char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], both[64], hb[128], prov[512];
 
-        snprintf(both, sizeof(both), "%s -> %s", reading_string(it->knob, &it->current, cur, sizeof(cur)),
+        snprintf(both, sizeof(both), "%s -> %s", report_reading_text(it->knob, &it->current, cur, sizeof(cur)),
                  knob_format_value(it->knob, it->desired, des, sizeof(des)));
         fprintf(f, "  %-8s %-21s %-16s %s (%s)\n", "held back", knob_get(it->knob)->name, both,
                 plan_provenance_string(&it->why, prov, sizeof(prov)), held_back_because(r, hb, sizeof(hb)));
