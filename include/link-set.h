@@ -32,3 +32,17 @@ Link *link_set_find_slot(const LinkSet *s, const char *slot);
  * On failure the set is as it was.
  */
 int link_set_rescan(LinkSet *s, const Sysroot *root, const char *kernel_log, bool records_possible);
+
+/* What a udev event of the net or pci subsystem asks of the set. */
+typedef enum LinkSetEvent {
+        LINK_SET_NOTHING,
+        LINK_SET_RESCAN, /* the set of NICs or their names may have changed */
+        LINK_SET_APPLY,  /* *ret_link got an interface rtnetlink has not told of yet */
+} LinkSetEvent;
+
+/*
+ * Only what can change the set of NICs or their names costs a rescan: a PCI device coming or
+ * going, a rename, an interface of a Realtek PCI function nobody knew. An interface that is
+ * not ours and virtual (a container host makes hundreds) costs one lookup, no more.
+ */
+LinkSetEvent link_set_udev_event(const LinkSet *s, sd_device *d, Link **ret_link);

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <systemd/sd-device.h>
+
 #include "link-set.h"
 #include "log.h"
 #include "nic-log.h"
@@ -133,4 +135,48 @@ int link_set_rescan(LinkSet *s, const Sysroot *root, const char *kernel_log, boo
         link_set_done(s);
         *s = new;
         return 0;
+}
+
+static const char *action_word(sd_device_action_t a, bool net) {
+        return a == SD_DEVICE_ADD ? "added" : a == SD_DEVICE_MOVE ? (net ? "renamed" : "moved") : "removed";
+}
+
+LinkSetEvent link_set_udev_event(const LinkSet *s, sd_device *d, Link **ret_link) {
+        const char *subsystem = NULL, *sysname = NULL, *devpath = NULL;
+        sd_device_action_t action = _SD_DEVICE_ACTION_INVALID;
+        size_t k = 0;
+        Link *l;
+
+        (void) sd_device_get_subsystem(d, &subsystem);
+        (void) sd_device_get_sysname(d, &sysname);
+        (void) sd_device_get_action(d, &action);
+        if (!subsystem || !sysname || (action != SD_DEVICE_ADD && action != SD_DEVICE_MOVE && action != SD_DEVICE_REMOVE))
+                return LINK_SET_NOTHING;
+        if (streq(subsystem, "pci")) {
+                log_debug("udev: pci %s %s", sysname, action_word(action, false));
+                return LINK_SET_RESCAN;
+        }
+        l = link_set_find_ifname(s, sysname, &k);
+        if (!l) {
+                if (action == SD_DEVICE_REMOVE ||
+                    (sd_device_get_devpath(d, &devpath) >= 0 && strncmp(devpath, "/devices/virtual/", 17) == 0) ||
+                    !nic_net_device_may_be_ours(d))
+                        return LINK_SET_NOTHING;
+                log_debug("udev: %s %s, perhaps of a Realtek NIC nobody knew.", sysname, action_word(action, true));
+                return LINK_SET_RESCAN;
+        }
+        log_debug("udev: %s %s", sysname, action_word(action, true));
+        if (action == SD_DEVICE_MOVE)
+                return LINK_SET_RESCAN;
+        /*
+         * An interface rtnetlink has not told of (yet). udevd's copy of the uevent can come
+         * before ethtool finds the interface by name (seen in a burst of veths: "no device
+         * matches name"), RTM_NEWLINK comes after. So this only queues an apply for the worker;
+         * the ifindex stays rtnetlink's to tell, and its word is acted on at once.
+         */
+        if (action == SD_DEVICE_ADD && l->ifaces[k].ifindex == 0) {
+                *ret_link = l;
+                return LINK_SET_APPLY;
+        }
+        return LINK_SET_NOTHING;
 }

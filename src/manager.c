@@ -271,62 +271,29 @@ static int on_work(sd_event_source *s, void *userdata) {
 
 static int on_device(sd_device_monitor *monitor, sd_device *d, void *userdata) {
         Manager *m = userdata;
-        const char *subsystem = NULL, *sysname = NULL, *devpath = NULL;
-        sd_device_action_t action = _SD_DEVICE_ACTION_INVALID;
-        Link *l;
-        size_t k = 0;
+        const char *subsystem = NULL;
+        Link *l = NULL;
 
         (void) sd_device_get_subsystem(d, &subsystem);
-        (void) sd_device_get_sysname(d, &sysname);
-        (void) sd_device_get_action(d, &action);
-        if (!subsystem || !sysname)
-                return 0;
-        if (streq(subsystem, "power_supply")) {
+        if (subsystem && streq(subsystem, "power_supply")) {
                 if (m->c.config.profile == PROFILE_BALANCED && !m->opts->profile) {
                         manager_update_profile(m);
                         manager_schedule(m);
                 }
                 return 0;
         }
-        if (action != SD_DEVICE_ADD && action != SD_DEVICE_MOVE && action != SD_DEVICE_REMOVE)
-                return 0;
-        /*
-         * Bursts coalesce: each event only marks work; the worker runs when the queue is
-         * drained. Only what can change the set of NICs or their names costs a rescan: a PCI
-         * device coming or going, a rename, an interface of a Realtek PCI function nobody knew.
-         */
-        if (streq(subsystem, "pci")) {
-                log_debug("udev: pci %s %s", sysname, action == SD_DEVICE_ADD ? "added" : action == SD_DEVICE_MOVE ? "moved" : "removed");
+        /* Bursts coalesce: each event only marks work; the worker runs when the queue is drained. */
+        switch (link_set_udev_event(&m->links, d, &l)) {
+        case LINK_SET_RESCAN:
                 m->rescan = true;
                 manager_schedule(m);
-                return 0;
-        }
-        l = link_set_find_ifname(&m->links, sysname, &k);
-        if (!l) {
-                /* Not ours, and virtual (veth, bridge, tun: a container host makes hundreds): one lookup, no more. */
-                if (action == SD_DEVICE_REMOVE ||
-                    (sd_device_get_devpath(d, &devpath) >= 0 && strncmp(devpath, "/devices/virtual/", 17) == 0))
-                        return 0;
-                if (!nic_net_device_may_be_ours(d))
-                        return 0;
-                log_debug("udev: %s %s, perhaps of a Realtek NIC nobody knew.", sysname, action == SD_DEVICE_ADD ? "added" : "renamed");
-                m->rescan = true;
-                manager_schedule(m);
-                return 0;
-        }
-        log_debug("udev: %s %s", sysname, action == SD_DEVICE_ADD ? "added" : action == SD_DEVICE_MOVE ? "renamed" : "removed");
-        if (action == SD_DEVICE_MOVE) {
-                m->rescan = true;
-                manager_schedule(m);
-        } else if (action == SD_DEVICE_ADD && l->ifaces[k].ifindex == 0)
-                /*
-                 * An interface rtnetlink has not told of (yet). udevd's copy of the uevent can
-                 * come before ethtool finds the interface by name (seen in a burst of veths:
-                 * "no device matches name"), RTM_NEWLINK comes after. So this only queues an
-                 * apply for the worker; the ifindex stays rtnetlink's to tell, and its word is
-                 * acted on at once.
-                 */
+                break;
+        case LINK_SET_APPLY:
                 manager_mark_dirty(m, l);
+                break;
+        case LINK_SET_NOTHING:
+                break;
+        }
         return 0;
 }
 
