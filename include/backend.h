@@ -7,8 +7,9 @@
 #include "sysroot.h"
 
 /*
- * One NIC's turn (an apply, a restore), between backend_begin() and backend_end(): what
- * rtnetlink said of its interface, each sysfs backend's directory opened once, and the
+ * One NIC's turn (an apply: its plan's read, its writes, their read-back), between
+ * backend_begin() and backend_end(): what rtnetlink said of its interface, each sysfs
+ * backend's directory opened once, and the
  * interface's ethtool features as last known, so that the turn costs the kernel one
  * FEATURES_GET (the plan's read; the expand and the read-back use it) and one FEATURES_SET
  * (whose reply keeps it up to date). Outside a turn nothing is kept: every read asks.

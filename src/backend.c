@@ -340,6 +340,8 @@ static int features_now(Backend *b, const Nic *n, bool fresh, EthtoolFeatures *o
                 *ret = &s->features;
                 return 0;
         }
+        if (s)
+                s->features_known = false; /* asked again: what was known stands only if the kernel answers */
         r = need_interface(b, n, err);
         if (r >= 0)
                 r = ethtool_nl_features_get(b->nl, nic_ifname(n), own, err);

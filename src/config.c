@@ -96,10 +96,7 @@ static const char *const drift_names[_DRIFT_POLICY_MAX] = {
 const char *drift_policy_to_string(DriftPolicy p) { return p >= 0 && p < _DRIFT_POLICY_MAX ? drift_names[p] : NULL; }
 
 DriftPolicy drift_policy_from_string(const char *s) {
-        for (int i = 0; i < _DRIFT_POLICY_MAX; i++)
-                if (s && streq(s, drift_names[i]))
-                        return (DriftPolicy) i;
-        return _DRIFT_POLICY_INVALID;
+        return (DriftPolicy) string_table_lookup(drift_names, _DRIFT_POLICY_MAX, s);
 }
 
 static void parse_drift(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {

@@ -116,7 +116,9 @@ int link_set_rescan(LinkSet *s, const Sysroot *root, const char *kernel_log, boo
         for (size_t i = 0; i < l.n; i++) {
                 const Link *old = link_set_find_slot(s, l.nics[i].slot);
 
-                if (old && streq(old->nic.perm_mac, l.nics[i].perm_mac) && old->nic.xid != CHIP_XID_INVALID)
+                /* Known again by slot, MAC and a whole identity (an extended chip also by its id). */
+                if (old && streq(old->nic.perm_mac, l.nics[i].perm_mac) && old->nic.xid != CHIP_XID_INVALID &&
+                    !(chip_xid_is_extended(old->nic.xid) && old->nic.xid2 == CHIP_XID2_INVALID))
                         (void) link_merge(&new.links[i], old, &l.nics[i]);
                 else {
                         link_init(&new.links[i], &l.nics[i], records_possible);

@@ -232,6 +232,7 @@ bool link_knob_drifted(const Link *l, unsigned backends, KnobId k, const KnobRea
  */
 LinkWork link_check_drift(Link *l, LinkEnv *e, unsigned backends) {
         KnobReading now[_KNOB_MAX] = {};
+        bool marked = false;
 
         for (int b = 0; b < _KNOB_BACKEND_MAX; b++)
                 if (backends & (1u << b))
@@ -258,9 +259,9 @@ LinkWork link_check_drift(Link *l, LinkEnv *e, unsigned backends) {
                              "%s changed from %s to %s outside r8169-tuned; putting %s back", knob_get(k)->name, was_s, is_s,
                              was_s);
                 ks->drift_logged = true;
-                l->dirty = true;
+                l->dirty = marked = true;
         }
-        return l->dirty ? LINK_WORK_QUEUE : 0;
+        return marked ? LINK_WORK_QUEUE : 0;
 }
 
 unsigned link_ethtool_notified(const Link *l, unsigned backends, const EthtoolFeatures *features) {
@@ -333,6 +334,7 @@ static int packets_rtnl(LinkEnv *e, int ifindex, uint64_t *ret) {
 
 LinkWork link_sample_power(Link *l, LinkEnv *e, uint64_t now) {
         uint64_t packets, v;
+        bool marked = false;
         int r;
 
         /*
@@ -369,7 +371,7 @@ LinkWork link_sample_power(Link *l, LinkEnv *e, uint64_t now) {
                 log_nic(LOG_DEBUG, R8T_MESSAGE_NIC_TUNED, &l->nic, 0, "link power: %s, L1 %s",
                         link_power_state_to_string(l->power.lp.state), l->power.lp.state == LINK_POWER_BUSY ? "off" : "on");
                 link_power_save(l, e, now);
-                l->dirty = true;
+                l->dirty = marked = true;
         }
         if (now >= l->power.summary_usec + 3600ull * 1000000) {
                 uint64_t idle = link_power_time(&l->power.lp, LINK_POWER_IDLE, now),
@@ -381,7 +383,7 @@ LinkWork link_sample_power(Link *l, LinkEnv *e, uint64_t now) {
                 l->power.summary_usec = now;
                 link_power_save(l, e, now);
         }
-        return l->dirty ? LINK_WORK_QUEUE : 0;
+        return marked ? LINK_WORK_QUEUE : 0;
 }
 
 void link_restore(Link *l, LinkEnv *e, unsigned wait_ms, ApplyStats *st) {

@@ -44,12 +44,7 @@ static const char *const target_names[_LOG_TARGET_MAX] = {
 
 const char *log_target_to_string(LogTarget t) { return t >= 0 && t < _LOG_TARGET_MAX ? target_names[t] : NULL; }
 
-LogTarget log_target_from_string(const char *s) {
-        for (int i = 0; i < _LOG_TARGET_MAX; i++)
-                if (s && streq(s, target_names[i]))
-                        return (LogTarget) i;
-        return _LOG_TARGET_INVALID;
-}
+LogTarget log_target_from_string(const char *s) { return (LogTarget) string_table_lookup(target_names, _LOG_TARGET_MAX, s); }
 
 void log_set_target(LogTarget t) {
         target = t;

@@ -28,12 +28,7 @@ const char *profile_to_string(Profile p) { return p >= 0 && p < _PROFILE_MAX ? p
 const char *power_source_to_string(PowerSource s) { return s < _POWER_SOURCE_MAX ? power_names[s] : NULL; }
 const char *dmi_field_to_string(DmiField f) { return f < _DMI_FIELD_MAX ? dmi_names[f] : NULL; }
 
-Profile profile_from_string(const char *s) {
-        for (int i = 0; i < _PROFILE_MAX; i++)
-                if (s && streq(s, profile_names[i]))
-                        return (Profile) i;
-        return _PROFILE_INVALID;
-}
+Profile profile_from_string(const char *s) { return (Profile) string_table_lookup(profile_names, _PROFILE_MAX, s); }
 
 Profile profile_resolve(Profile configured, PowerSource power) {
         if (configured != PROFILE_BALANCED)

@@ -286,7 +286,12 @@ static bool is_set(const NicMatch *m, const MatchCondition *c) {
 
 /* One string: a glob, a slot, a MAC. */
 static int add_glob(NicMatch *m, const MatchCondition *c, const char *w) {
-        return !*w || strlen(w) > 64 ? -EINVAL : set_string(MEMBER(m, c, char *), w);
+        return !*w ? -EINVAL : set_string(MEMBER(m, c, char *), w);
+}
+
+/* An interface name is at most IFNAMSIZ - 1 characters: a longer glob is a typo, said so. */
+static int add_ifname_glob(NicMatch *m, const MatchCondition *c, const char *w) {
+        return strlen(w) > 64 ? -EINVAL : add_glob(m, c, w);
 }
 
 static int add_slot(NicMatch *m, const MatchCondition *c, const char *w) {
@@ -441,7 +446,7 @@ static size_t print_kernels(const NicMatch *m, const MatchCondition *c, char *bu
           .add = add_glob, .test = test_dmi, .print = print_string, .done = done_string },
 
 static const MatchCondition conditions[] = {
-        { "match-interface", NULL, "a glob over interface names, like enp*", STRING(interface), .add = add_glob,
+        { "match-interface", NULL, "a glob over interface names, like enp*", STRING(interface), .add = add_ifname_glob,
           .test = test_interface },
         { "match-slot", NULL, "a PCI address like 0000:01:00.0 (or lspci's 01:00.0)", STRING(slot), .add = add_slot,
           .test = test_slot },

@@ -175,6 +175,13 @@ static size_t edit_distance(const char *a, const char *b) {
         return prev[lb];
 }
 
+int string_table_lookup(const char *const *table, size_t n, const char *s) {
+        for (size_t i = 0; s && i < n; i++)
+                if (table[i] && streq(s, table[i]))
+                        return (int) i;
+        return -EINVAL;
+}
+
 const char *closest_word(const char *word, const char *const *candidates, size_t n) {
         size_t best = SIZE_MAX, limit = strlen(word) / 3 + 1;
         const char *found = NULL;

@@ -208,9 +208,12 @@ static void test_drift(void **state) {
 
         link_up_and_applied(&l);
         l.knobs[KNOB_L1_ASPM].held = true;
-        /* Nothing changed: nothing to do. */
+        /* Nothing changed: nothing to do, and nothing asked of the manager even with an apply pending. */
         assert_int_equal(link_check_drift(&l, &fx->e, link_backend), 0);
         assert_false(l.dirty);
+        l.dirty = true;
+        assert_int_equal(link_check_drift(&l, &fx->e, link_backend), 0);
+        l.dirty = false;
         /* Another tool turned L1 off: put back (drift = reassert), said once at notice. */
         put(L1, "0\n");
         assert_int_equal(link_check_drift(&l, &fx->e, link_backend), LINK_WORK_QUEUE);

@@ -223,6 +223,18 @@ static void test_match_conditions(void **state) {
                 match_done(&m);
                 assert_true(match_is_empty(&m));
         }
+        /* DMI strings run to 127 characters: a glob as long is taken; an interface glob is not. */
+        {
+                NicMatch m = {};
+                char err[256], longglob[121];
+                memset(longglob, 'x', sizeof(longglob) - 2);
+                longglob[sizeof(longglob) - 2] = '*';
+                longglob[sizeof(longglob) - 1] = '\0';
+                assert_int_equal(match_parse(&m, "match-dmi-product-name", longglob, err, sizeof(err)), 0);
+                assert_int_equal(match_parse(&m, "match-chip", longglob, err, sizeof(err)), 0);
+                assert_int_equal(match_parse(&m, "match-interface", longglob, err, sizeof(err)), -EINVAL);
+                match_done(&m);
+        }
         /* A DMI field the machine does not have never matches, whatever the glob. */
         {
                 NicMatch m = {};
