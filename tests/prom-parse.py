@@ -102,7 +102,8 @@ def main():
         if key in seen:
             die(n, line, "duplicate series")
         seen.add(key)
-        print(json.dumps({"name": name, "labels": lb, "value": v}))
+        # An integral value as an integer: jq 1.7 (Debian 13) prints a float 1.0 as written, 1.6 as 1.
+        print(json.dumps({"name": name, "labels": lb, "value": int(v) if v.is_integer() and abs(v) < 2**53 else v}))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Debian package under a real systemd as PID 1 (DESIGN §7): a Debian 12 root made with
+# The Debian package under a real systemd as PID 1 (DESIGN §7): a root of this machine's Debian release made with
 # debootstrap (cached under /var/cache, built when missing) boots with systemd-nspawn; a
 # fixture NIC is bound in and a veth named like its interface is made at every boot. Each
 # step of a package's life is asserted and timed:
@@ -43,7 +43,7 @@ step_done() { # step_done DETAIL: the step's time and what it showed, into the r
         report+=("$line")
         echo "   $line"
 }
-die() { fail "$*"; dump_machine; finish; exit 1; }
+die() { fail "$*"; ! declare -F dump_machine >/dev/null || dump_machine; finish; exit 1; }
 
 ########## The debs: a /usr build, packaged twice (the second as a higher version)
 step package
@@ -64,19 +64,23 @@ step_done "$deb1, $deb2"
 ########## The machine's root: debootstrap once, then from the cache
 # What the machine has: systemd as PID 1 and what the package needs to run, nothing to build.
 packages=systemd,systemd-sysv,dbus,iproute2,ethtool,procps,libpci3,libnl-3-200,libnl-genl-3-200,libsystemd0,libinih1
-key="r8169-tuned system test root 1: debootstrap --variant=minbase --include=$packages bookworm $arch"
-tarball=$cache/debian12-systemd-$arch.tar.zst
+# The release this machine runs (Debian 12 bookworm, 13 trixie): the package was built against its libraries.
+suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+[[ -n $suite ]] || die "no VERSION_CODENAME in /etc/os-release: which Debian release is this?"
+key="r8169-tuned system test root 1: debootstrap --variant=minbase --include=$packages $suite $arch"
+case $suite in bookworm) release=12 ;; trixie) release=13 ;; *) release=$suite ;; esac
+tarball=$cache/debian$release-systemd-$arch.tar.zst
 mkdir -p "$cache"
 exec {lockfd}>"$cache/.lock"
 flock "$lockfd"
 step root
 if [[ ! -s $tarball || "$(cat "$tarball.key" 2>/dev/null)" != "$key" ]]; then
         # The mirror apt uses here, as apt itself would print it.
-        mirror=$(apt-get --print-uris update 2>/dev/null | sed -n "s|^'\(.*\)/dists/bookworm/InRelease'.*|\1|p" | head -1)
-        [[ -n $mirror ]] || die "no bookworm entry in apt's sources: cannot debootstrap"
+        mirror=$(apt-get --print-uris update 2>/dev/null | sed -n "s|^'\(.*\)/dists/$suite/InRelease'.*|\1|p" | head -1)
+        [[ -n $mirror ]] || die "no $suite entry in apt's sources: cannot debootstrap"
         rm -rf --one-file-system "$cache"/build.*
         build_root=$(mktemp -d "$cache/build.XXXXXX")
-        if ! debootstrap --variant=minbase --include="$packages" bookworm "$build_root/root" "$mirror" \
+        if ! debootstrap --variant=minbase --include="$packages" "$suite" "$build_root/root" "$mirror" \
                 >"$TMP/debootstrap.log" 2>&1; then
                 tail -n 20 "$TMP/debootstrap.log" >&2
                 rm -rf --one-file-system "$build_root"
@@ -401,7 +405,7 @@ poweroff_machine 30
 step_done "clean"
 
 {
-        echo "system test: r8169-tuned's Debian package under systemd as PID 1 (systemd-nspawn, Debian 12)"
+        echo "system test: r8169-tuned's Debian package under systemd as PID 1 (systemd-nspawn, Debian ${release:-?})"
         printf '%s\n' "${report[@]}"
         echo "total $((SECONDS - t_start)) s; $checks checks, $failures failures"
 } | tee "$TMP/report.txt"
