@@ -74,6 +74,8 @@ int read_fd_bounded(int fd, size_t max, char **ret, size_t *ret_len);
  * same; NULL when none is close enough to be a typo of it. For "did you mean".
  */
 const char *closest_word(const char *word, const char *const *candidates, size_t n);
+/* CLOCK_MONOTONIC in microseconds. */
+uint64_t now_monotonic_usec(void);
 /* The index of s in a string table (NULL entries skipped), -EINVAL if it is none of them. */
 int string_table_lookup(const char *const *table, size_t n, const char *s);
 /* Escapes a string for a JSON document into a FILE. */

@@ -1,19 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <inttypes.h>
-#include <time.h>
 
 #include "link.h"
 #include "log.h"
 #include "nic-log.h"
 #include "rtnl.h"
 
-static uint64_t monotonic_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
-
-static uint64_t now_usec(const LinkEnv *e) { return (e->clock ?: monotonic_usec)(); }
+static uint64_t now_usec(const LinkEnv *e) { return (e->clock ?: now_monotonic_usec)(); }
 
 void link_env_done(LinkEnv *e) {
         if (e->stats)

@@ -144,12 +144,6 @@ static void manager_retry_later(Manager *m) {
                 (void) sd_event_add_time(m->event, &m->retry, CLOCK_MONOTONIC, now + 200 * 1000, 50 * 1000, on_retry, m);
 }
 
-static uint64_t now_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
-
 static int on_link_power(sd_event_source *s, uint64_t usec, void *userdata);
 
 /* One timer for every NIC: armed while any of them is under dynamic link power with its link up. */
@@ -177,7 +171,7 @@ static void manager_link_power_arm(Manager *m) {
 
 static int on_link_power(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
-        uint64_t now = now_usec();
+        uint64_t now = now_monotonic_usec();
 
         for (size_t i = 0; i < m->links.n; i++)
                 if (m->links.links[i].power.active)
@@ -446,12 +440,12 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
         (void) sd_notify(false, "STOPPING=1\nSTATUS=Stopping");
         if (m->c.config.restore_on_exit) {
                 ApplyStats st = {};
-                uint64_t start = now_usec();
+                uint64_t start = now_monotonic_usec();
 
                 for (size_t i = 0; i < m->links.n; i++) {
                         /* Stopping may wait a little for another writer: 10 s for all NICs together, well
                          * inside systemd's stop timeout, since originals must go back. */
-                        uint64_t spent_ms = (now_usec() - start) / 1000;
+                        uint64_t spent_ms = (now_monotonic_usec() - start) / 1000;
                         link_restore(&m->links.links[i], &m->env, spent_ms < 10 * 1000 ? (unsigned) (10 * 1000 - spent_ms) : 0, &st);
                 }
                 log_info("Stopped: %u value%s restored, %u left alone, %u failed.", st.restored,

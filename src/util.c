@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <net/if.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -173,6 +174,12 @@ static size_t edit_distance(const char *a, const char *b) {
                 memcpy(prev, cur, sizeof(size_t) * (lb + 1));
         }
         return prev[lb];
+}
+
+uint64_t now_monotonic_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 }
 
 int string_table_lookup(const char *const *table, size_t n, const char *s) {
