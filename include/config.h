@@ -48,6 +48,8 @@ typedef struct ConfigDevice {
         bool set[_KNOB_MAX];
         uint64_t value[_KNOB_MAX];
         Origin knob_origin[_KNOB_MAX];
+        uint16_t assume_xid;         /* CHIP_XID_INVALID unless assume-xid is given */
+        Origin assume_origin;
 } ConfigDevice;
 
 typedef struct Config {
@@ -63,6 +65,8 @@ typedef struct Config {
         size_t n_devices;
         char **files;
         size_t n_files;
+        SlotClaim *claims;       /* the sections with assume-xid, in file order */
+        size_t n_claims;
 } Config;
 
 #define CONFIG_DEFAULT_PATH R8T_SYSCONF_DIR "/r8169-tuned.conf"
@@ -78,6 +82,8 @@ void config_done(Config *c);
 void config_defaults(Config *c);
 
 bool config_device_matches(const ConfigDevice *dev, const Nic *n, const Machine *m);
+/* The slots the configuration claims (assume-xid), for nic_discover(). */
+static inline SlotClaims config_claims(const Config *c) { return (SlotClaims) { c->claims, c->n_claims }; }
 /* The link power setting for a NIC: the last matching [device] that says, else [global]. */
 const LinkPowerSetting *config_link_power(const Config *c, const Nic *n, const Machine *m, bool *ret_by_device);
 /* The keys of a section ("global" or "device"), for messages and the man page test. */

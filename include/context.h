@@ -41,7 +41,9 @@ typedef struct Context {
         Profile profile;         /* resolved: performance or powersave */
 } Context;
 
-int context_open(Context *c, const Options *o);
+/* Opens the sysfs root, loads the policy if asked, then scans and identifies the NICs (with the
+ * slots the configuration claims). */
+int context_open(Context *c, const Options *o, bool policy);
 void context_done(Context *c);
 /*
  * The one way policy is loaded, by the commands and the daemon alike: config

@@ -31,7 +31,7 @@ Link *link_set_find_slot(const LinkSet *s, const char *slot);
  * ("gone; forgotten"). records_possible: a new NIC may have a link power record to look for.
  * On failure the set is as it was.
  */
-int link_set_rescan(LinkSet *s, const Sysroot *root, const char *kernel_log, bool records_possible);
+int link_set_rescan(LinkSet *s, const Sysroot *root, const SlotClaims *claims, const char *kernel_log, bool records_possible);
 
 /* What a udev event of the net or pci subsystem asks of the set. */
 typedef enum LinkSetEvent {
@@ -45,4 +45,4 @@ typedef enum LinkSetEvent {
  * going, a rename, an interface of a Realtek PCI function nobody knew. An interface that is
  * not ours and virtual (a container host makes hundreds) costs one lookup, no more.
  */
-LinkSetEvent link_set_udev_event(const LinkSet *s, sd_device *d, Link **ret_link);
+LinkSetEvent link_set_udev_event(const LinkSet *s, const SlotClaims *claims, sd_device *d, Link **ret_link);

@@ -15,6 +15,7 @@ typedef enum XidSource {
         XID_SOURCE_REGS,       /* ETHTOOL_GREGS, TxConfig at 0x40 */
         XID_SOURCE_KERNEL_LOG, /* r8169's probe line "…, XID 541, IRQ …" */
         XID_SOURCE_MMIO,       /* the first memory BAR, TxConfig at 0x40 */
+        XID_SOURCE_CONFIG,     /* assumed: a [device] section's assume-xid names the slot */
         _XID_SOURCE_MAX,
 } XidSource;
 
@@ -33,7 +34,26 @@ typedef struct PciLink {
         uint32_t l1ss_ctl1;
 } PciLink;
 
-/* A Realtek PCI function r8169 would drive, whatever is bound to it. */
+/*
+ * A PCI function that a [device] section manages as a given chip, named by its slot: one that
+ * r8169's ID table does not list (a Realtek id newer than the table, a test machine's e1000e),
+ * or one whose XID no source can read. Nothing outside the table is touched without one.
+ */
+typedef struct SlotClaim {
+        char slot[PCI_SLOT_LEN];
+        uint16_t xid;
+        char origin[96]; /* "FILE:LINE" of the assume-xid line */
+} SlotClaim;
+
+typedef struct SlotClaims {
+        const SlotClaim *v;
+        size_t n;
+} SlotClaims;
+
+/* The claim on a slot, NULL if none (the last one wins, as later sections do). */
+const SlotClaim *slot_claims_find(const SlotClaims *c, const char *slot);
+
+/* A Realtek PCI function r8169 would drive (whatever is bound to it), or a claimed slot. */
 typedef struct Nic {
         char slot[PCI_SLOT_LEN];
         char upstream[PCI_SLOT_LEN]; /* the port above it, "" if none */
@@ -51,6 +71,7 @@ typedef struct Nic {
         XidSource xid_source;        /* of the XID, or of xid2 where the chip is an extended one */
         const ChipInfo *chip;        /* NULL: unknown XID, or not identified */
         char xid_notes[512];         /* why earlier sources did not answer */
+        SlotClaim claim;             /* slot "" unless a [device] section claims this slot */
 } Nic;
 
 typedef struct NicList {
@@ -63,8 +84,9 @@ static inline const char *nic_ifname(const Nic *n) { return n->n_ifnames > 0 ? n
 /* The NIC that owns an interface name, NULL if none. */
 Nic *nic_list_find_ifname(NicList *l, const char *ifname);
 
-/* Scans the PCI bus under the sysfs root with libpci. Never exits the process. */
-int nic_discover(const Sysroot *root, NicList *ret);
+/* Scans the PCI bus under the sysfs root with libpci: the functions in r8169's ID table and the
+ * claimed slots. Never exits the process. */
+int nic_discover(const Sysroot *root, const SlotClaims *claims, NicList *ret);
 
 /*
  * What one kernel message identifies a chip by. For a probe line's "extXID n" (7.0, a chip of
@@ -97,9 +119,10 @@ void identify_context_done(IdentifyContext *ctx);
 typedef struct sd_device sd_device;
 /*
  * Whether a network interface nobody knows may belong to a Realtek NIC: its parent is a PCI
- * function in r8169's ID table. veths, bridges, Wi-Fi and other vendors' NICs are not.
+ * function in r8169's ID table or a claimed slot. veths, bridges, Wi-Fi and other vendors' NICs
+ * are not.
  */
-bool nic_net_device_may_be_ours(sd_device *d);
+bool nic_net_device_may_be_ours(sd_device *d, const SlotClaims *claims);
 
 /* The tx watchdog's timeouts of the NIC's interface, summed over its queues (queues/tx-N/tx_timeout). */
 int nic_read_tx_timeouts(const Sysroot *root, const Nic *n, uint64_t *ret);

@@ -29,6 +29,7 @@ void config_done(Config *c) {
         for (size_t i = 0; i < c->n_devices; i++)
                 device_done(&c->devices[i]);
         free(c->devices);
+        free(c->claims);
         strv_free(c->files, c->n_files);
         config_defaults(c);
 }
@@ -131,6 +132,20 @@ static void parse_link_power(Loader *l, unsigned line, const char *key, const ch
         s->origin = (Origin) { l->file, line };
 }
 
+static void parse_assume_xid(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {
+        ConfigDevice *dev = &l->c->devices[l->dev_index];
+        uint16_t xid;
+
+        if (chip_parse_xid(value, &xid) < 0)
+                diag_add(d, l->file, line, "bad assume-xid \"%s\": expected an XID of three hex digits, like 541", value);
+        else if (!chip_lookup(xid, CHIP_XID2_INVALID, 0x10ec, 0x8168))
+                diag_add(d, l->file, line, "assume-xid %03x is no chip in r8169's table (r8169-tuned quirks --json lists them)", xid);
+        else {
+                dev->assume_xid = xid;
+                dev->assume_origin = (Origin) { l->file, line };
+        }
+}
+
 static void parse_busy(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {
         uint64_t v;
         if (parse_u64(value, &v) < 0 || v < 1 || v > 1000000)
@@ -158,6 +173,7 @@ static const ConfigKey config_keys[] = {
         { "link-power-quiet", SECTION_GLOBAL, parse_quiet, offsetof(Config, link_power_quiet_s) },
         { "ignore", SECTION_DEVICE, parse_ignore, 0 },
         { "link-power", SECTION_DEVICE, parse_link_power, offsetof(ConfigDevice, link_power) },
+        { "assume-xid", SECTION_DEVICE, parse_assume_xid, 0 },
 };
 
 void config_keys_print(FILE *f, const char *section) {
@@ -261,7 +277,7 @@ static void on_section(Loader *l, const char *file, unsigned line, const char *s
                 l->c->devices = nd;
                 l->dev_index = l->c->n_devices++;
                 nd[l->dev_index] = (ConfigDevice) { .name = strdup(section + 7), .origin = { file, line },
-                                                    .link_power = { .mode = -1 } };
+                                                    .link_power = { .mode = -1 }, .assume_xid = CHIP_XID_INVALID };
                 l->section = SECTION_DEVICE;
         } else {
                 diag_add(d, file, line, "unknown section [%s]: expected [global] or [device NAME]", section);
@@ -302,6 +318,27 @@ static int add_file(Config *c, const char *path, const char **ret) {
         return 0;
 }
 
+/* assume-xid claims one slot, named exactly: a glob or a chip name could claim what is not a NIC. */
+static int add_claim(Config *c, const ConfigDevice *dev, Diagnostics *d) {
+        SlotClaim *v;
+
+        if (!dev->match.slot) {
+                diag_add(d, dev->assume_origin.file, dev->assume_origin.line,
+                         "assume-xid needs match-slot in [device %s]: it manages the PCI function in that slot as the chip it names",
+                         dev->name);
+                return 0;
+        }
+        v = reallocarray(c->claims, c->n_claims + 1, sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        c->claims = v;
+        v[c->n_claims] = (SlotClaim) { .xid = dev->assume_xid };
+        strscpy(v[c->n_claims].slot, sizeof(v->slot), dev->match.slot);
+        snprintf(v[c->n_claims].origin, sizeof(v->origin), "%s:%u", dev->assume_origin.file, dev->assume_origin.line);
+        c->n_claims++;
+        return 0;
+}
+
 static void parse_one(Config *c, const char *path, Diagnostics *d) {
         Loader l = { .c = c };
         size_t first = c->n_devices;
@@ -317,6 +354,8 @@ static void parse_one(Config *c, const char *path, Diagnostics *d) {
                 if (match_is_empty(&dev->match))
                         diag_add(d, dev->origin.file, dev->origin.line, "[device %s] has no match key (one of %s)",
                                  dev->name, match_keys_string());
+                if (dev->assume_xid != CHIP_XID_INVALID && add_claim(c, dev, d) < 0)
+                        diag_add(d, dev->assume_origin.file, dev->assume_origin.line, "%s", strerror(ENOMEM));
         }
 }
 

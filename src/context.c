@@ -8,16 +8,44 @@
 #include "nic-log.h"
 #include "undo.h"
 
-int context_open(Context *c, const Options *o) {
+/* The slots the configuration claims, for a command that loads no policy (status, restore):
+ * a configuration with errors claims nothing, as it would apply nothing. */
+static void read_claims(const Options *o, Config *ret) {
+        _cleanup_(diag_done) Diagnostics d = {};
+
+        (void) config_load(ret, o->config ?: CONFIG_DEFAULT_PATH, false, &d);
+        if (d.n > 0) {
+                config_done(ret);
+                log_debug("The configuration has errors: no slot it names is claimed.");
+        }
+}
+
+int context_open(Context *c, const Options *o, bool policy) {
         IdentifyContext ic;
+        SlotClaims claims;
+        Config claimed;
         int r;
 
         *c = (Context) { .opts = o };
         config_defaults(&c->config);
+        config_defaults(&claimed);
         r = sysroot_new(o->sysfs, &c->root);
         if (r < 0)
                 return log_error_errno(r, "Cannot open sysfs root %s: %m", o->sysfs);
-        r = nic_discover(c->root, &c->nics);
+        /* Policy first: its [device] sections can claim slots the scan must include. */
+        if (policy) {
+                r = context_load_policy(c);
+                if (r < 0) {
+                        log_error("Configuration or quirk files rejected; nothing done.");
+                        return r;
+                }
+                claims = config_claims(&c->config);
+        } else {
+                read_claims(o, &claimed);
+                claims = config_claims(&claimed);
+        }
+        r = nic_discover(c->root, &claims, &c->nics);
+        config_done(&claimed);
         if (r < 0)
                 return log_error_errno(r, "Cannot scan PCI devices under %s: %m", o->sysfs);
         backend_init(&c->backend, c->root);
@@ -165,12 +193,7 @@ int context_open_selected(Context *c, const Options *o, bool policy, bool **ret_
         _cleanup_free_ bool *selected = NULL;
         int r;
 
-        r = context_open(c, o);
-        if (r >= 0 && policy) {
-                r = context_load_policy(c);
-                if (r < 0)
-                        log_error("Configuration or quirk files rejected; nothing done.");
-        }
+        r = context_open(c, o, policy);
         if (r < 0)
                 return r;
         selected = calloc(c->nics.n + 1, sizeof(bool));

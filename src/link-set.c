@@ -95,14 +95,14 @@ Link *link_set_find_slot(const LinkSet *s, const char *slot) {
         return index_find(s, &s->by_slot, key_slot, slot, &ref) ? &s->links[ref] : NULL;
 }
 
-int link_set_rescan(LinkSet *s, const Sysroot *root, const char *kernel_log, bool records_possible) {
+int link_set_rescan(LinkSet *s, const Sysroot *root, const SlotClaims *claims, const char *kernel_log, bool records_possible) {
         _cleanup_(identify_context_done) IdentifyContext ic = { .root = root, .kernel_log = kernel_log };
         LinkSet new = {};
         NicList l = {};
         int r;
 
         log_debug("Rescanning PCI devices.");
-        r = nic_discover(root, &l);
+        r = nic_discover(root, claims, &l);
         if (r < 0)
                 return log_error_errno(r, "Cannot scan PCI devices: %m");
         new.n = l.n;
@@ -118,6 +118,7 @@ int link_set_rescan(LinkSet *s, const Sysroot *root, const char *kernel_log, boo
 
                 /* Known again by slot, MAC and a whole identity (an extended chip also by its id). */
                 if (old && streq(old->nic.perm_mac, l.nics[i].perm_mac) && old->nic.xid != CHIP_XID_INVALID &&
+                    streq(old->nic.claim.slot, l.nics[i].claim.slot) && old->nic.claim.xid == l.nics[i].claim.xid &&
                     !(chip_xid_is_extended(old->nic.xid) && old->nic.xid2 == CHIP_XID2_INVALID))
                         (void) link_merge(&new.links[i], old, &l.nics[i]);
                 else {
@@ -143,7 +144,7 @@ static const char *action_word(sd_device_action_t a, bool net) {
         return a == SD_DEVICE_ADD ? "added" : a == SD_DEVICE_MOVE ? (net ? "renamed" : "moved") : "removed";
 }
 
-LinkSetEvent link_set_udev_event(const LinkSet *s, sd_device *d, Link **ret_link) {
+LinkSetEvent link_set_udev_event(const LinkSet *s, const SlotClaims *claims, sd_device *d, Link **ret_link) {
         const char *subsystem = NULL, *sysname = NULL, *devpath = NULL;
         sd_device_action_t action = _SD_DEVICE_ACTION_INVALID;
         size_t k = 0;
@@ -162,7 +163,7 @@ LinkSetEvent link_set_udev_event(const LinkSet *s, sd_device *d, Link **ret_link
         if (!l) {
                 if (action == SD_DEVICE_REMOVE ||
                     (sd_device_get_devpath(d, &devpath) >= 0 && strncmp(devpath, "/devices/virtual/", 17) == 0) ||
-                    !nic_net_device_may_be_ours(d))
+                    !nic_net_device_may_be_ours(d, claims))
                         return LINK_SET_NOTHING;
                 log_debug("udev: %s %s, perhaps of a Realtek NIC nobody knew.", sysname, action_word(action, true));
                 return LINK_SET_RESCAN;

@@ -110,7 +110,8 @@ static void manager_do(Manager *m, Link *l, bool was_active, LinkWork w) {
 /* Rediscovers the PCI bus; keeps what is known of NICs that stay, forgets the ones that left. */
 static int manager_rescan(Manager *m) {
         /* At start-up the leftovers' sweep removed every record: none is looked for. */
-        int r = link_set_rescan(&m->links, m->c.root, m->opts->kernel_log, m->running || m->records_unsure);
+        SlotClaims claims = config_claims(&m->c.config);
+        int r = link_set_rescan(&m->links, m->c.root, &claims, m->opts->kernel_log, m->running || m->records_unsure);
 
         if (r < 0)
                 return r;
@@ -266,6 +267,7 @@ static int on_work(sd_event_source *s, void *userdata) {
 static int on_device(sd_device_monitor *monitor, sd_device *d, void *userdata) {
         Manager *m = userdata;
         const char *subsystem = NULL;
+        SlotClaims claims;
         Link *l = NULL;
 
         (void) sd_device_get_subsystem(d, &subsystem);
@@ -277,7 +279,8 @@ static int on_device(sd_device_monitor *monitor, sd_device *d, void *userdata) {
                 return 0;
         }
         /* Bursts coalesce: each event only marks work; the worker runs when the queue is drained. */
-        switch (link_set_udev_event(&m->links, d, &l)) {
+        claims = config_claims(&m->c.config);
+        switch (link_set_udev_event(&m->links, &claims, d, &l)) {
         case LINK_SET_RESCAN:
                 m->rescan = true;
                 manager_schedule(m);

@@ -37,6 +37,13 @@ static void _printf_(1, 2) pci_on_warning(char *fmt, ...) {
 
 static void _printf_(1, 2) pci_on_debug(char *fmt, ...) {}
 
+const SlotClaim *slot_claims_find(const SlotClaims *c, const char *slot) {
+        for (size_t i = c ? c->n : 0; i > 0; i--)
+                if (streq(c->v[i - 1].slot, slot))
+                        return &c->v[i - 1];
+        return NULL;
+}
+
 void nic_list_done(NicList *l) {
         free(l->nics);
         *l = (NicList) {};
@@ -270,7 +277,7 @@ static void pci_close(struct pci_access *pacc) {
                 pci_cleanup(pacc);
 }
 
-int nic_discover(const Sysroot *root, NicList *ret) {
+int nic_discover(const Sysroot *root, const SlotClaims *claims, NicList *ret) {
         _cleanup_closedir_ DIR *dir = NULL;
         struct pci_access *pacc;
         char path[4096], skipped_first[sizeof(pci_error_msg) + 64] = "";
@@ -295,6 +302,7 @@ int nic_discover(const Sysroot *root, NicList *ret) {
 
         for (struct dirent *de; (de = readdir(dir));) {
                 uint16_t ids[4];
+                const SlotClaim *claim;
                 Nic *nics;
                 int r;
 
@@ -305,8 +313,9 @@ int nic_discover(const Sysroot *root, NicList *ret) {
                         continue;
                 snprintf(devdir, sizeof(devdir), "bus/pci/devices/%s", de->d_name);
                 dfd = sysroot_open_dir(root, devdir);
+                claim = slot_claims_find(claims, de->d_name);
                 r = read_ids(dfd, ids);
-                if (r >= 0 && !chip_pci_id_known(ids[0], ids[1], ids[2], ids[3]))
+                if (r >= 0 && !claim && !chip_pci_id_known(ids[0], ids[1], ids[2], ids[3]))
                         continue;
                 nics = r >= 0 ? reallocarray(l.nics, l.n + 1, sizeof(Nic)) : NULL;
                 if (r >= 0 && !nics) {
@@ -318,6 +327,8 @@ int nic_discover(const Sysroot *root, NicList *ret) {
                         l.nics = nics;
                 if (r >= 0)
                         r = read_one(pacc, root, de->d_name, dfd, ids, &l.nics[l.n], NULL);
+                if (r >= 0 && claim)
+                        l.nics[l.n].claim = *claim;
                 if (r < 0) {
                         if (skipped++ == 0)
                                 snprintf(skipped_first, sizeof(skipped_first), "%.16s: %s", de->d_name,
@@ -383,14 +394,16 @@ int nic_read_tx_timeouts(const Sysroot *root, const Nic *n, uint64_t *ret) {
  * function in r8169's ID table. veths, bridges, Wi-Fi and other vendors' NICs do not
  * cost a rescan.
  */
-bool nic_net_device_may_be_ours(sd_device *d) {
-        const char *subsystem, *v, *dv, *sv, *sd;
+bool nic_net_device_may_be_ours(sd_device *d, const SlotClaims *claims) {
+        const char *subsystem, *v, *dv, *sv, *sd, *slot;
         uint64_t vendor, device, subsys_vendor = 0, subsys_device = 0;
         sd_device *parent;
 
         if (sd_device_get_parent(d, &parent) < 0 || sd_device_get_subsystem(parent, &subsystem) < 0 ||
             !streq(subsystem, "pci"))
                 return false;
+        if (sd_device_get_sysname(parent, &slot) >= 0 && slot_claims_find(claims, slot))
+                return true;
         if (sd_device_get_sysattr_value(parent, "vendor", &v) < 0 || sd_device_get_sysattr_value(parent, "device", &dv) < 0 ||
             parse_sysfs_number(v, &vendor) < 0 || parse_sysfs_number(dv, &device) < 0)
                 return true; /* cannot tell: look */

@@ -19,6 +19,8 @@ const char *report_chip_line(const Nic *n, char *buf, size_t size) {
         else if (!n->chip && chip_xid_is_extended(n->xid) && n->xid2 == CHIP_XID2_INVALID)
                 snprintf(buf, size, "unknown chip, XID %03x from %s: an extended chip whose id was not read (%s)", n->xid,
                          xid_source_to_string(n->xid_source), n->xid_notes);
+        else if (n->xid_source == XID_SOURCE_CONFIG)
+                snprintf(buf, size, "%s (%s assumed by %s)", n->chip ? n->chip->name : "unknown chip", xid, n->claim.origin);
         else if (!n->chip)
                 snprintf(buf, size, "unknown chip, %s from %s", xid, xid_source_to_string(n->xid_source));
         else

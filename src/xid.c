@@ -21,6 +21,7 @@ static const char *const source_names[_XID_SOURCE_MAX] = {
         [XID_SOURCE_REGS] = "regs",
         [XID_SOURCE_KERNEL_LOG] = "kernel-log",
         [XID_SOURCE_MMIO] = "mmio",
+        [XID_SOURCE_CONFIG] = "config",
 };
 
 const char *xid_source_to_string(XidSource s) {
@@ -409,6 +410,14 @@ void nic_identify(Nic *n, IdentifyContext *ctx) {
         n->chip = NULL;
         n->xid_notes[0] = '\0';
 
+        /* A claimed slot is the chip its section says, whatever the hardware would answer. */
+        if (n->claim.slot[0]) {
+                n->xid = n->claim.xid;
+                n->xid_source = XID_SOURCE_CONFIG;
+                n->chip = chip_lookup(n->xid, CHIP_XID2_INVALID, n->vendor, n->device);
+                note(n, "assumed by %s", n->claim.origin);
+                return;
+        }
         if (xid_from_regs(n, &id.xid) >= 0)
                 source = XID_SOURCE_REGS;
         else if ((log_tried = true, xid_from_kernel_log(n, ctx, &id) >= 0))
