@@ -10,6 +10,8 @@ int cmd_check_config(const Options *o);
 int cmd_quirks(const Options *o);
 int cmd_apply(const Options *o);
 int cmd_restore(const Options *o);
+int cmd_reload(const Options *o);
+int cmd_verify(const Options *o);
 int cmd_diagnose(const Options *o);
 int cmd_knobs(const Options *o);
 int cmd_metrics(const Options *o);

@@ -76,6 +76,8 @@ typedef struct Config {
  * main file is fine: the defaults apply. Every complaint goes to d.
  */
 int config_load(Config *c, const char *path, bool required, Diagnostics *d);
+/* The same, leaving out the files leave_out has messages about (NULL: none). */
+int config_load_except(Config *c, const char *path, bool required, const Diagnostics *leave_out, Diagnostics *d);
 /* Just this file, without its drop-ins (check-config FILE). */
 int config_load_file(Config *c, const char *path, Diagnostics *d);
 void config_done(Config *c);

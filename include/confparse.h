@@ -13,6 +13,10 @@ typedef struct Diagnostics {
 
 void diag_add(Diagnostics *d, const char *file, unsigned line, const char *fmt, ...) _printf_(4, 5);
 void diag_done(Diagnostics *d);
+/* Whether any message is about this file (or directory). */
+bool diag_names_file(const Diagnostics *d, const char *file);
+/* Appends message i of from to to. */
+void diag_copy(Diagnostics *to, const Diagnostics *from, size_t i);
 /* Line order within each file, files in the order they were first complained about. */
 void diag_sort(Diagnostics *d);
 void diag_print(const Diagnostics *d, FILE *f);

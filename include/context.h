@@ -39,6 +39,7 @@ typedef struct Context {
         QuirkDb quirks;
         Machine machine;
         Profile profile;         /* resolved: performance or powersave */
+        Diagnostics problems;    /* of the files left out of the policy (file:line each) */
 } Context;
 
 /* Opens the sysfs root, loads the policy if asked, then scans and identifies the NICs (with the
@@ -46,13 +47,14 @@ typedef struct Context {
 int context_open(Context *c, const Options *o, bool policy);
 void context_done(Context *c);
 /*
- * The one way policy is loaded, by the commands and the daemon alike: config
- * and quirks into the given structs; every complaint is logged (file:line,
- * with MESSAGE_ID) and -EINVAL returned, leaving nothing loaded.
+ * The one way policy is loaded, by the commands and the daemon alike: config and quirks
+ * into the given structs. A mistake never stops tuning: a file with a problem is left out
+ * as a whole and everything else loaded; every problem is logged (file:line, with
+ * MESSAGE_ID) and kept in problems (which the caller frees with diag_done()).
  */
-int context_read_policy(const Options *o, Config *config, QuirkDb *quirks);
+void context_read_policy(const Options *o, Config *config, QuirkDb *quirks, Diagnostics *problems);
 /* context_read_policy() into c (replacing what it had), then the profile. */
-int context_load_policy(Context *c);
+void context_load_policy(Context *c);
 /* The profile asked for: --profile, else the configuration's. */
 Profile context_configured_profile(const Context *c);
 /* Reads the machine (power source, DMI) and resolves the profile; whether it changed. */

@@ -36,6 +36,8 @@ typedef struct QuirkDb {
  * file in a later directory replaces a same-named one in an earlier directory.
  */
 int quirk_db_load(QuirkDb *db, const char *const *dirs, size_t n_dirs, Diagnostics *d);
+/* The same, leaving out the files leave_out has messages about (NULL: none). */
+int quirk_db_load_except(QuirkDb *db, const char *const *dirs, size_t n_dirs, const Diagnostics *leave_out, Diagnostics *d);
 /* Exactly these files, in this order (check-config FILE...). */
 int quirk_db_load_files(QuirkDb *db, const char *const *files, size_t n, Diagnostics *d);
 void quirk_db_done(QuirkDb *db);

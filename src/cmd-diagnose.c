@@ -945,13 +945,10 @@ static int diagnose_gather(Diagnose *d, const Options *o, const bool *selected) 
         Context *c = d->c;
         struct utsname u;
 
-        if (context_load_policy(c) < 0) {
-                log_warning("Planned values below assume no configuration and no quirks.");
-                not_read(&d->unread, 0, "rejected (see the configuration problems); planned values assume no configuration and no quirks",
+        context_load_policy(c);
+        if (c->problems.n > 0)
+                not_read(&d->unread, 0, "left out where they have problems (see the configuration problems); planned values come from the rest",
                          "configuration and quirk files");
-                machine_read(c->root, o->kernel_release, &c->machine);
-                c->profile = profile_resolve(c->config.profile, c->machine.power);
-        }
         if (uname(&u) >= 0)
                 snprintf(d->kernel, sizeof(d->kernel), "%s %s %s", u.release, u.version, u.machine);
         else

@@ -360,6 +360,10 @@ static void parse_one(Config *c, const char *path, Diagnostics *d) {
 }
 
 int config_load(Config *c, const char *path, bool required, Diagnostics *d) {
+        return config_load_except(c, path, required, NULL, d);
+}
+
+int config_load_except(Config *c, const char *path, bool required, const Diagnostics *leave_out, Diagnostics *d) {
         _cleanup_free_ char *dropins = NULL;
         char **files;
         size_t n;
@@ -367,7 +371,9 @@ int config_load(Config *c, const char *path, bool required, Diagnostics *d) {
         int r;
 
         config_defaults(c);
-        if (stat(path, &st) >= 0)
+        if (diag_names_file(leave_out, path))
+                ;
+        else if (stat(path, &st) >= 0)
                 parse_one(c, path, d);
         else if (errno != ENOENT || required)
                 diag_add(d, path, 0, "cannot read: %m");
@@ -379,7 +385,8 @@ int config_load(Config *c, const char *path, bool required, Diagnostics *d) {
                 return 0;
         }
         for (size_t i = 0; i < n; i++)
-                parse_one(c, files[i], d);
+                if (!diag_names_file(leave_out, files[i]))
+                        parse_one(c, files[i], d);
         strv_free(files, n);
         return 0;
 }

@@ -39,6 +39,26 @@ void diag_add(Diagnostics *d, const char *file, unsigned line, const char *fmt, 
                 free(d->files[d->n]);
 }
 
+bool diag_names_file(const Diagnostics *d, const char *file) {
+        for (size_t i = 0; d && i < d->n; i++)
+                if (d->files[i] && streq(d->files[i], file))
+                        return true;
+        return false;
+}
+
+void diag_copy(Diagnostics *to, const Diagnostics *from, size_t i) {
+        const char *m = from->msgs[i], *file = from->files[i];
+        size_t skip = strlen(file);
+
+        /* The message carries "file:line: " already: add what follows it. */
+        if (strncmp(m, file, skip) == 0 && m[skip] == ':') {
+                m += skip + 1;
+                m += strspn(m, "0123456789");
+                m += strspn(m, ": ");
+        }
+        diag_add(to, file, from->lines[i], "%s", m);
+}
+
 void diag_done(Diagnostics *d) {
         strv_free(d->files, d->n);
         free(d->lines);

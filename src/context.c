@@ -34,11 +34,7 @@ int context_open(Context *c, const Options *o, bool policy) {
                 return log_error_errno(r, "Cannot open sysfs root %s: %m", o->sysfs);
         /* Policy first: its [device] sections can claim slots the scan must include. */
         if (policy) {
-                r = context_load_policy(c);
-                if (r < 0) {
-                        log_error("Configuration or quirk files rejected; nothing done.");
-                        return r;
-                }
+                context_load_policy(c);
                 claims = config_claims(&c->config);
         } else {
                 read_claims(o, &claimed);
@@ -57,6 +53,7 @@ int context_open(Context *c, const Options *o, bool policy) {
 }
 
 void context_done(Context *c) {
+        diag_done(&c->problems);
         config_done(&c->config);
         quirk_db_done(&c->quirks);
         backend_done(&c->backend);
@@ -64,7 +61,7 @@ void context_done(Context *c) {
         c->root = sysroot_free(c->root);
 }
 
-void context_check_policy(const Options *o, Config *config, QuirkDb *quirks, Diagnostics *d) {
+static void load_policy(const Options *o, const Diagnostics *leave_out, Config *config, QuirkDb *quirks, Diagnostics *d) {
         const char *dirs[2] = { R8T_QUIRKS_DIR, R8T_SYSCONF_DIR "/quirks.d" };
         size_t n_dirs = 2;
 
@@ -72,28 +69,56 @@ void context_check_policy(const Options *o, Config *config, QuirkDb *quirks, Dia
                 dirs[0] = o->quirks;
                 n_dirs = 1;
         }
-        (void) config_load(config, o->config ?: CONFIG_DEFAULT_PATH, o->config != NULL, d);
-        (void) quirk_db_load(quirks, dirs, n_dirs, d);
+        (void) config_load_except(config, o->config ?: CONFIG_DEFAULT_PATH, o->config != NULL, leave_out, d);
+        (void) quirk_db_load_except(quirks, dirs, n_dirs, leave_out, d);
         quirk_db_lint(quirks, d);
         if (quirks->n_files == 0)
                 diag_add(d, dirs[0], 0, "no quirk files found (is r8169-tuned installed? --quirks DIR names another place)");
         diag_sort(d);
 }
 
-int context_read_policy(const Options *o, Config *config, QuirkDb *quirks) {
-        _cleanup_(diag_done) Diagnostics d = {};
+void context_check_policy(const Options *o, Config *config, QuirkDb *quirks, Diagnostics *d) {
+        load_policy(o, NULL, config, quirks, d);
+}
 
-        config_defaults(config);
-        context_check_policy(o, config, quirks, &d);
-        if (d.n == 0)
-                return 0;
-        for (size_t i = 0; i < d.n; i++)
-                log_internal(LOG_ERR, 0, (const char *[]) { "MESSAGE_ID=" R8T_MESSAGE_CONFIG_REJECTED, NULL }, "%s", d.msgs[i]);
-        log_internal(LOG_ERR, 0, (const char *[]) { "MESSAGE_ID=" R8T_MESSAGE_CONFIG_REJECTED, NULL },
-                     "%zu problem%s in configuration or quirk files.", d.n, d.n == 1 ? "" : "s");
-        config_done(config);
-        quirk_db_done(quirks);
-        return -EINVAL;
+void context_read_policy(const Options *o, Config *config, QuirkDb *quirks, Diagnostics *problems) {
+        size_t files = 0;
+
+        *problems = (Diagnostics) {};
+        load_policy(o, NULL, config, quirks, problems);
+        /* Every file with a problem is left out and the rest loaded again, until no other file has
+         * one (a lint finding, such as a contradiction, can name a file that was fine alone). */
+        for (int round = 0; problems->n > 0 && round < 8; round++) {
+                _cleanup_(diag_done) Diagnostics d = {};
+                bool more = false;
+
+                config_done(config);
+                quirk_db_done(quirks);
+                load_policy(o, problems, config, quirks, &d);
+                for (size_t i = 0; i < d.n; i++)
+                        if (!diag_names_file(problems, d.files[i])) {
+                                diag_copy(problems, &d, i);
+                                more = true;
+                        }
+                if (!more)
+                        break;
+        }
+        diag_sort(problems);
+        for (size_t i = 0; i < problems->n; i++)
+                log_internal(LOG_ERR, 0, (const char *[]) { "MESSAGE_ID=" R8T_MESSAGE_CONFIG_REJECTED, NULL }, "%s",
+                             problems->msgs[i]);
+        for (size_t i = 0; i < problems->n; i++)
+                if (i == 0 || !streq(problems->files[i], problems->files[i - 1])) {
+                        files++;
+                        if (problems->lines[i] > 0)
+                                log_internal(LOG_WARNING, 0, (const char *[]) { "MESSAGE_ID=" R8T_MESSAGE_CONFIG_REJECTED, NULL },
+                                             "%s is left out, as a whole, until it is fixed; everything else is in force.",
+                                             problems->files[i]);
+                }
+        if (problems->n > 0)
+                log_internal(LOG_ERR, 0, (const char *[]) { "MESSAGE_ID=" R8T_MESSAGE_CONFIG_REJECTED, NULL },
+                             "%zu problem%s in %zu configuration or quirk file%s (r8169-tuned check-config lists them).",
+                             problems->n, problems->n == 1 ? "" : "s", files, files == 1 ? "" : "s");
 }
 
 Profile context_configured_profile(const Context *c) {
@@ -111,21 +136,20 @@ bool context_update_profile(Context *c) {
         return true;
 }
 
-int context_load_policy(Context *c) {
+void context_load_policy(Context *c) {
+        Diagnostics problems;
         Config config;
         QuirkDb quirks;
-        int r;
 
-        r = context_read_policy(c->opts, &config, &quirks);
-        if (r < 0)
-                return r;
+        context_read_policy(c->opts, &config, &quirks, &problems);
         config_done(&c->config);
         quirk_db_done(&c->quirks);
+        diag_done(&c->problems);
         c->config = config;
         c->quirks = quirks;
+        c->problems = problems;
         c->profile = _PROFILE_INVALID;
         (void) context_update_profile(c);
-        return 0;
 }
 
 int context_select(Context *c, char **args, int n_args, bool *selected) {

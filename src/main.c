@@ -19,10 +19,12 @@ static void help(void) {
                "  quirks [NIC...]   The quirk database, or the entries matching these NICs\n"
                "  knobs             Every knob r8169-tuned can set: backend, values, what it does\n"
                "  apply [NIC...]    Apply the plan, recording originals first\n"
+               "  verify [NIC...]   Exit 0 if every knob is as planned, else 1 and what differs\n"
                "  restore [NIC...]  Write back the originals r8169-tuned recorded\n"
                "  diagnose [NIC...] Everything a bug report needs, as Markdown (or --json)\n"
                "  metrics [NIC...]  The NICs' state as Prometheus text (node_exporter textfile collector)\n"
                "  daemon            Tune, and keep tuned: hotplug, link up, resume, drift (the service)\n"
+               "  reload            Check the configuration, then have the service read it (ExecReload=)\n"
                "\nOptions:\n"
                "  -h --help             Show this help\n"
                "     --version          Show the version\n"
@@ -59,6 +61,8 @@ static const struct {
         { "metrics", cmd_metrics, ARGS_NICS, false },
         { "apply", cmd_apply, ARGS_NICS, false },
         { "restore", cmd_restore, ARGS_NICS, false },
+        { "reload", cmd_reload, ARGS_NONE, false },
+        { "verify", cmd_verify, ARGS_NICS, true },
         { "daemon", manager_run, ARGS_NONE, false },
         { "diagnose", cmd_diagnose, ARGS_NICS, true },
 };

@@ -410,25 +410,17 @@ static int on_prepare_for_sleep(sd_bus_message *msg, void *userdata, sd_bus_erro
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = userdata;
-        Config config;
-        QuirkDb quirks;
 
         (void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading configuration");
-        if (context_read_policy(m->opts, &config, &quirks) < 0) {
-                log_internal(LOG_ERR, 0, (const char *[]) { "MESSAGE_ID=" R8T_MESSAGE_CONFIG_REJECTED, NULL },
-                             "New configuration rejected; the previous one stays in force.");
-                manager_notify_status(m, "READY=1\n");
-                return 0;
-        }
-        config_done(&m->c.config);
-        quirk_db_done(&m->c.quirks);
-        m->c.config = config;
-        m->c.quirks = quirks;
+        context_load_policy(&m->c);
         log_set_max_level(m->opts->log_level >= 0 ? m->opts->log_level : m->c.config.log_level);
         for (size_t i = 0; i < m->links.n; i++)
                 link_reload(&m->links.links[i]);
-        log_info("Configuration reloaded.");
-        m->c.profile = _PROFILE_INVALID;
+        if (m->c.problems.n > 0)
+                log_warning("Configuration reloaded, without the files that have problems.");
+        else
+                log_info("Configuration reloaded.");
+        m->c.profile = _PROFILE_INVALID; /* said again, with the power source, by manager_update_profile() */
         manager_update_profile(m);
         m->everything = true;
         m->rescan = true;
@@ -568,11 +560,7 @@ static int manager_prepare(Manager *m) {
         r = sysroot_new(o->sysfs, &m->c.root);
         if (r < 0)
                 return log_error_errno(r, "Cannot open sysfs root %s: %m", o->sysfs);
-        r = context_load_policy(&m->c);
-        if (r < 0) {
-                log_error("Configuration or quirk files are broken; not starting.");
-                return r;
-        }
+        context_load_policy(&m->c);
         log_set_max_level(o->log_level >= 0 ? o->log_level : m->c.config.log_level);
         backend_init(&m->c.backend, m->c.root);
         return 0;

@@ -311,6 +311,10 @@ static void quirk_check(Quirk *q, Diagnostics *d) {
 static void db_parse(QuirkDb *db, char **all, size_t n_all, Diagnostics *d);
 
 int quirk_db_load(QuirkDb *db, const char *const *dirs, size_t n_dirs, Diagnostics *d) {
+        return quirk_db_load_except(db, dirs, n_dirs, NULL, d);
+}
+
+int quirk_db_load_except(QuirkDb *db, const char *const *dirs, size_t n_dirs, const Diagnostics *leave_out, Diagnostics *d) {
         char **all = NULL;
         size_t n_all = 0;
         int r = 0;
@@ -349,6 +353,14 @@ int quirk_db_load(QuirkDb *db, const char *const *dirs, size_t n_dirs, Diagnosti
                 }
                 free(files);
         }
+        /* What is left out goes after the overriding: a broken /etc file does not bring the shipped one back. */
+        for (size_t i = 0; i < n_all;)
+                if (diag_names_file(leave_out, all[i])) {
+                        free(all[i]);
+                        memmove(all + i, all + i + 1, (n_all - i - 1) * sizeof(char *));
+                        n_all--;
+                } else
+                        i++;
         /* Lexical order of the file name, wherever it lives. */
         for (size_t i = 1; i < n_all; i++)
                 for (size_t j = i; j > 0 && strcmp(strrchr(all[j - 1], '/'), strrchr(all[j], '/')) > 0; j--) {

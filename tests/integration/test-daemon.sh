@@ -56,18 +56,20 @@ wait_for 10 bash -c "journalctl -D $JOURNAL_DIR -o cat MESSAGE_ID=$MSG_DRIFT | g
 sleep 0.3
 eq "leave: sg stays on" on "$(feature enp2s0 scatter-gather)"
 
-# 4b. SIGHUP with a broken config: rejected with file:line, the old one (drift = leave) stays.
-printf '[global]\nprofile = turbo\n' >"$TMP/a.conf"
+# 4b. SIGHUP with a broken drop-in: it is left out with file:line, the rest (drift = leave) is in force.
+mkdir -p "$TMP/a.conf.d"
+printf '[global]\nprofile = turbo\n' >"$TMP/a.conf.d/50-typo.conf"
 n_ready=$(grep -c READY=1 "$TMP/notify")
 kill -HUP "$DPID"
 wait_for 10 bash -c "[[ \$(grep -c READY=1 $TMP/notify) -gt $n_ready ]]" && ok || fail "broken reload: no READY=1"
 rejected=$(journal_json MESSAGE_ID=$MSG_REJECTED | jq -r .MESSAGE)
-contains "broken reload: file:line" "$TMP/a.conf:2: bad profile \"turbo\"" "$rejected"
-contains "broken reload: old config stays" "previous one stays in force" "$rejected"
+contains "broken reload: file:line" "$TMP/a.conf.d/50-typo.conf:2: bad profile \"turbo\"" "$rejected"
+contains "broken reload: the file is left out" "$TMP/a.conf.d/50-typo.conf is left out, as a whole" "$rejected"
 ethtool -K enp2s0 tso on >/dev/null
 sleep 0.3
-eq "old config (leave) still in force" on "$(feature enp2s0 tcp-segmentation-offload)"
+eq "the rest (leave) in force" on "$(feature enp2s0 tcp-segmentation-offload)"
 kill -0 "$DPID" && ok || fail "daemon died on a broken config"
+rm -r "$TMP/a.conf.d"
 
 # 4c. Watchdog pings.
 (( $(grep -c WATCHDOG=1 "$TMP/notify") >= 2 )) && ok || fail "watchdog: fewer than 2 pings"

@@ -326,7 +326,18 @@ wait_for 10 tuned 40000 && ok || fail "reload: gro_flush_timeout $(gro), not 400
 eq "reload: same process" "$pid" "$(prop MainPID)"
 eq "reload: active" active "$(prop ActiveState)"
 contains "reload: logged" "Configuration reloaded." "$(inside_quiet journalctl -u r8169-tuned -b -o cat --no-pager)"
-step_done "same pid $pid; gro_flush_timeout 30000 -> 40000"
+# A broken drop-in: the reload fails (systemctl exits non-zero, the error names file:line)
+# and the configuration in force stays, applied.
+bad=/etc/r8169-tuned/r8169-tuned.conf.d/60-typo.conf
+printf '[device typo]\nmatch-slot = %s\ngro_flush_timeout = 4x\n' "$slot" >"$root$bad"
+inside systemctl reload r8169-tuned.service
+[[ $rc -ne 0 ]] && ok || fail "reload of a broken file: systemctl reload exited 0"
+contains "reload refused: file:line in the journal" "$bad:3:" "$(inside_quiet journalctl -u r8169-tuned -b -o cat --no-pager)"
+eq "reload refused: still active" active "$(prop ActiveState)"
+eq "reload refused: same process" "$pid" "$(prop MainPID)"
+eq "reload refused: value kept" 40000 "$(gro)"
+rm -f "$root$bad"
+step_done "same pid $pid; gro_flush_timeout 30000 -> 40000; a broken drop-in: reload exit $rc, kept"
 
 ########## reboot
 step reboot

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <signal.h>
+#include <stdlib.h>
+
+#include "commands.h"
+#include "log.h"
+
+/*
+ * What the unit's ExecReload= runs (systemd sets $MAINPID): the service reads its files again
+ * (without those that have problems, as at start-up) and this command checks them as the
+ * service will, so that a file with a problem fails the reload — `systemctl reload` exits
+ * non-zero with every problem as file:line — while everything else is in force. No /bin/kill
+ * is needed: a minimal Debian has no procps.
+ */
+int cmd_reload(const Options *o) {
+        _cleanup_(diag_done) Diagnostics d = {};
+        const char *env = getenv("MAINPID");
+        Config config;
+        QuirkDb quirks;
+        uint64_t pid;
+
+        if (!env || parse_u64(env, &pid) < 0 || pid <= 1 || pid > INT32_MAX) {
+                log_error("reload is what the service's ExecReload= runs (it needs $MAINPID); use: systemctl reload r8169-tuned");
+                return 2;
+        }
+        context_check_policy(o, &config, &quirks, &d);
+        config_done(&config);
+        quirk_db_done(&quirks);
+        if (kill((pid_t) pid, SIGHUP) < 0)
+                return log_error_errno(errno, "Cannot signal the service (PID %" PRIu64 "): %m", pid), 1;
+        if (d.n == 0)
+                return 0;
+        diag_print(&d, stderr);
+        log_error("%zu problem%s: the files named are left out until they are fixed; everything else is in force.", d.n,
+                  d.n == 1 ? "" : "s");
+        return 1;
+}
