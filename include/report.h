@@ -2,6 +2,7 @@
 #pragma once
 
 #include "backend.h"
+#include "confparse.h"
 #include "json.h"
 #include "linkpower.h"
 #include "nic.h"
@@ -25,7 +26,10 @@ void report_link_power_text(FILE *f, const LinkPowerRecord *rec);
 void report_link_power_json(JsonWriter *w, const LinkPowerRecord *rec);
 /* What to do about a chip r8169-tuned cannot identify or does not know (text, wrapped). */
 void report_unknown_chip_advice(FILE *f, const Nic *n);
-void report_status_json(FILE *f, const NicStatus *s, size_t n);
+void report_status_json(FILE *f, const NicStatus *s, size_t n, const Diagnostics *problems);
+/* "config_problems": [{file, line, message}], and the same as text (nothing when there are none). */
+void report_config_problems_json(JsonWriter *w, const Diagnostics *d);
+void report_config_problems_text(FILE *f, const Diagnostics *d);
 /* A NIC's identity as JSON members of the object being written, shared by every JSON report. */
 void report_nic_json_members(JsonWriter *w, const Nic *n);
 /* "none", "L0s", "L1", "L0s L1" for LnkCap/LnkCtl ASPM bits. */
@@ -79,4 +83,4 @@ typedef struct NicMetrics {
 } NicMetrics;
 
 /* The Prometheus text exposition format (for node_exporter's textfile collector). */
-void report_metrics(FILE *f, const NicMetrics *m, size_t n, Profile profile, PowerSource power);
+void report_metrics(FILE *f, const NicMetrics *m, size_t n, Profile profile, PowerSource power, size_t config_problems);

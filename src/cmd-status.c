@@ -4,9 +4,12 @@
 #include "report.h"
 
 int cmd_status(const Options *o) {
+        _cleanup_(diag_done) Diagnostics problems = {};
         _cleanup_free_ NicStatus *s = NULL;
         _cleanup_free_ bool *selected = NULL;
         size_t n = 0;
+        Config config;
+        QuirkDb quirks;
         Context c;
 
         if (context_open_selected(&c, o, false, &selected) < 0) {
@@ -28,8 +31,12 @@ int cmd_status(const Options *o) {
                 s[n].link_power_known = link_power_record_load(o->state_dir, s[n].nic->slot, &s[n].link_power) >= 0;
                 n++;
         }
+        /* What the files say is not this command's business, but a problem in them is. */
+        context_check_policy(o, &config, &quirks, &problems);
+        config_done(&config);
+        quirk_db_done(&quirks);
         if (o->json)
-                report_status_json(stdout, s, n);
+                report_status_json(stdout, s, n, &problems);
         else if (c.nics.n == 0)
                 printf("No Realtek NIC found under %s.\n"
                        "To see what r8169-tuned reports on a real Realtek machine, try a fixture:\n"
@@ -38,6 +45,8 @@ int cmd_status(const Options *o) {
                        o->sysfs);
         else
                 report_status_text(stdout, s, n);
+        if (!o->json)
+                report_config_problems_text(stdout, &problems);
         context_done(&c);
         return 0;
 }
@@ -64,7 +73,7 @@ int cmd_metrics(const Options *o) {
                 m[n].link_power_known = link_power_record_load(o->state_dir, m[n].nic->slot, &m[n].link_power) >= 0;
                 n++;
         }
-        report_metrics(stdout, m, n, c.profile, c.machine.power);
+        report_metrics(stdout, m, n, c.profile, c.machine.power, c.problems.n);
         ret = 0;
 out:
         context_done(&c);

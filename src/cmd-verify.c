@@ -25,19 +25,6 @@ static const char *item_source(const PlanItem *it, char *buf, size_t size) {
         return buf;
 }
 
-static void problems_json(JsonWriter *w, const Diagnostics *d) {
-        json_key(w, "config_problems");
-        json_array_begin(w);
-        for (size_t i = 0; i < d->n; i++) {
-                json_object_begin(w);
-                json_kv_str(w, "file", d->files[i]);
-                json_kv_u64(w, "line", d->lines[i]);
-                json_kv_str(w, "message", d->msgs[i]);
-                json_object_end(w);
-        }
-        json_array_end(w);
-}
-
 static void verify_json(const Context *c, const Difference *diff, size_t n_diff, size_t n_nics) {
         JsonWriter w = json_writer(stdout);
 
@@ -64,7 +51,7 @@ static void verify_json(const Context *c, const Difference *diff, size_t n_diff,
                 json_object_end(&w);
         }
         json_array_end(&w);
-        problems_json(&w, &c->problems);
+        report_config_problems_json(&w, &c->problems);
         json_object_end(&w);
         json_end(&w);
 }

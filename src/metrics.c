@@ -159,7 +159,7 @@ static void prom_header(FILE *f, const char *name, const char *type, const char 
         fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-void report_metrics(FILE *f, const NicMetrics *m, size_t n, Profile profile, PowerSource power) {
+void report_metrics(FILE *f, const NicMetrics *m, size_t n, Profile profile, PowerSource power, size_t config_problems) {
         prom_header(f, "r8169_tuned_info", "gauge", "r8169-tuned's version, the profile in effect and the power source (always 1).");
         fputs("r8169_tuned_info{", f);
         prom_label(f, "version", R8T_VERSION, false);
@@ -168,6 +168,9 @@ void report_metrics(FILE *f, const NicMetrics *m, size_t n, Profile profile, Pow
         fputs("} 1\n", f);
         prom_header(f, "r8169_tuned_nics", "gauge", "Realtek NICs found.");
         fprintf(f, "r8169_tuned_nics %zu\n", n);
+        prom_header(f, "r8169_tuned_config_problems", "gauge",
+                    "Problems in configuration and quirk files (each such file is left out; check-config lists them).");
+        fprintf(f, "r8169_tuned_config_problems %zu\n", config_problems);
         for (size_t i = 0; i < ELEMENTSOF(metrics); i++) {
                 prom_header(f, metrics[i].name, metrics[i].type, metrics[i].help);
                 for (size_t k = 0; k < n; k++)

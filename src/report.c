@@ -285,7 +285,29 @@ void report_knobs_json(JsonWriter *w, const KnobReading knobs[_KNOB_MAX]) {
         json_object_end(w);
 }
 
-void report_status_json(FILE *f, const NicStatus *s, size_t n) {
+void report_config_problems_json(JsonWriter *w, const Diagnostics *d) {
+        json_key(w, "config_problems");
+        json_array_begin(w);
+        for (size_t i = 0; i < d->n; i++) {
+                json_object_begin(w);
+                json_kv_str(w, "file", d->files[i]);
+                json_kv_u64(w, "line", d->lines[i]);
+                json_kv_str(w, "message", d->msgs[i]);
+                json_object_end(w);
+        }
+        json_array_end(w);
+}
+
+void report_config_problems_text(FILE *f, const Diagnostics *d) {
+        if (d->n == 0)
+                return;
+        fprintf(f, "\nConfiguration: %zu problem%s; the files named are left out, everything else is in force:\n", d->n,
+                d->n == 1 ? "" : "s");
+        for (size_t i = 0; i < d->n; i++)
+                fprintf(f, "  %s\n", d->msgs[i]);
+}
+
+void report_status_json(FILE *f, const NicStatus *s, size_t n, const Diagnostics *problems) {
         JsonWriter w = json_writer(f);
 
         json_object_begin(&w);
@@ -307,6 +329,7 @@ void report_status_json(FILE *f, const NicStatus *s, size_t n) {
                 json_object_end(&w);
         }
         json_array_end(&w);
+        report_config_problems_json(&w, problems);
         json_object_end(&w);
         json_end(&w);
 }
