@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# One row of the VM matrix (DESIGN §7): the package built for a Debian release, installed in a
+# booted VM of that release with its own kernel (QEMU q35 under TCG, systemd as PID 1, a real
+# PCIe tree with an e1000e that a [device] section manages as an RTL8168h), and there every step
+# of tests/vm/guest.sh: enable --now, status, journal, systemd-analyze security, reload, drift,
+# PCIe hotplug through QMP, suspend to RAM through logind, stop and restore.
+#   matrix.sh bookworm|trixie     (from tests/vm/test-debian12.sh and test-debian13.sh)
+# The guest's log is printed (ctest shows it on failure) and kept in $BUILDDIR/Testing/vm-SUITE.log;
+# its key lines and the step times go to $BUILDDIR/Testing/vm-SUITE.txt, which .ci/run prints.
+# Needs root, qemu-system-x86, debootstrap, zstd; the VM images and the other release's build
+# root are built once and cached (tests/vm/vm-run.sh, tests/vm/build-deb.sh).
+source "$SRCDIR/tests/lib.sh"
+suite=$1
+case $suite in bookworm) kernel=6.1 ;; trixie) kernel=6.12 ;; *) echo "matrix.sh: no such suite $suite" >&2; exit 2 ;; esac
+
+[[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root"; exit 77; }
+for t in qemu-system-x86_64 debootstrap zstd python3 mkfs.ext4; do
+        command -v "$t" >/dev/null || { echo "SKIP: $t missing"; exit 77; }
+done
+
+t0=$SECONDS
+share=$TMP/share
+mkdir -p "$share"
+built=$(bash "$SRCDIR/tests/vm/build-deb.sh" "$suite" "$share") || { fail "the $suite package: not built"; finish; exit 1; }
+echo "$built"
+t_deb=$((SECONDS - t0))
+cp "$SRCDIR/tests/vm/guest.sh" "$share/"
+
+log=$TMP/guest.log
+t1=$SECONDS
+set +e
+(cd "$share" && bash "$SRCDIR/tests/vm/vm-run.sh" --kernel "$kernel" --timeout 1500 --share "$share" \
+        -- bash "$share/guest.sh" "$share") >"$log" 2>&1
+rc=$?
+set -e
+t_vm=$((SECONDS - t1))
+cat "$log"
+eq "guest's exit status (vm-run: 124 timed out, 125 no status)" 0 "$rc"
+
+# What the log must show, whatever the guest said of itself.
+release=$(sed -n 's/.*kernel \([^,]*\), systemd.*/\1/p' "$log" | head -1)
+case $kernel in
+6.1) [[ $release == 6.1.* ]] || fail "guest kernel '$release' is not 6.1" ;;
+6.12) [[ $release == 6.12.* ]] || fail "guest kernel '$release' is not 6.12" ;;
+esac
+for want in "ok: onboard NIC tuned" "ok: reloaded value applied" "ok: drift made with ethtool put back" \
+        "ok: hotplugged NIC tuned" "ok: resumed (logind's PrepareForSleep false)" "ok: tuned after resume" \
+        "ok: restored on stop" "RESULT: 0 failure(s)"; do
+        grep -qF "$want" "$log" && ok || fail "the guest's log lacks \"$want\""
+done
+
+mkdir -p "$BUILDDIR/Testing"
+{
+        echo "VM matrix, Debian $suite, guest kernel ${release:-?}: ${built%% (*}"
+        echo "  package ${t_deb} s, VM ${t_vm} s (boot to command, steps, power-off), total $((SECONDS - t0)) s"
+        grep '^vm-run: kernel' "$log" | sed 's/^/  /'
+        sed -n 's/^\[ *\([0-9.]*\)\] STEP \(.*\) \([0-9.]*\)$/  step \2: \3 s/p' "$log"
+        grep -E '^\[ *[0-9.]*\] (guest:|onboard NIC:|found:|ok: (onboard NIC|reloaded|drift made|hotplugged NIC tuned|resumed|tuned after resume|restored)|hotplug:|systemd-analyze security:|RESULT)' "$log" |
+                sed 's/^\[ *\([0-9.]*\)\] /  [\1] /'
+} | tee "$BUILDDIR/Testing/vm-$suite.txt"
+cp "$log" "$BUILDDIR/Testing/vm-$suite.log"
+finish
