@@ -20,6 +20,7 @@ typedef struct Options {
         const char *profile;     /* overrides the configured profile */
         bool json;
         bool show_mac;           /* diagnose: print MAC addresses, which it redacts otherwise */
+        bool persist;            /* profile: also write it to a drop-in */
         int log_level;            /* -1: as configured */
         unsigned fault_after_writes; /* test seam: raise fault_signal after this many writes */
         int fault_signal;
@@ -39,6 +40,8 @@ typedef struct Context {
         QuirkDb quirks;
         Machine machine;
         Profile profile;         /* resolved: performance or powersave */
+        Profile runtime_profile; /* the service's, set over D-Bus until it stops; _PROFILE_INVALID: none */
+        Profile desktop_profile; /* power-profiles-daemon's, for profile = auto; _PROFILE_INVALID: none runs */
         Diagnostics problems;    /* of the files left out of the policy (file:line each) */
 } Context;
 

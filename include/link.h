@@ -53,6 +53,7 @@ typedef struct Link {
         bool dirty;           /* re-apply at the next idle moment */
         unsigned drift_check; /* backends (1 << id) a notification said something changed in */
         bool queued;          /* in the manager's queue */
+        bool released;        /* given back on request (Restore): not applied, no drift handled, until Apply */
 } Link;
 
 /* What an operation needs the manager to do; 0: nothing. */

@@ -8,6 +8,7 @@ typedef enum Profile {
         PROFILE_PERFORMANCE,
         PROFILE_BALANCED,  /* performance on AC or without a battery, powersave on battery */
         PROFILE_POWERSAVE,
+        PROFILE_AUTO,      /* the desktop's power profile (power-profiles-daemon), else as balanced */
         _PROFILE_MAX,
         _PROFILE_INVALID = -EINVAL,
 } Profile;

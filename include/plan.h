@@ -100,6 +100,8 @@ typedef struct PlanInput {
  * readings, in the knob table's write order (knob.c says why it is safe).
  */
 void plan_nic(const PlanInput *in, NicPlan *ret);
+/* Where an item's value comes from, in a few words: "quirk ID", "FILE:LINE" or "r8169-tuned". */
+const char *plan_item_source(const PlanItem *it, char *buf, size_t size);
 /*
  * Pure: the knobs plan_nic can plan for this NIC (in->current is not looked at): what
  * quirks and configuration set or skip, the L1 family where dynamic link power is asked

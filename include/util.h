@@ -65,6 +65,8 @@ int strscpy(char *dst, size_t size, const char *src);
 bool ifname_valid(const char *s);
 /* Valid PCI address "DDDD:BB:DD.F". */
 bool pci_slot_valid(const char *s);
+/* "0000:01:00.0", or lspci's "01:00.0" (domain 0000), in sysfs's lower case into buf[13]. */
+int pci_slot_normalize(const char *s, char buf[13]);
 /* The last component of the symlink name in dfd ("../../bus/pci/drivers/r8169" -> "r8169"). */
 int readlinkat_basename(int dfd, const char *name, char *buf, size_t size);
 /* Reads a whole regular file from fd: -EBADF if it is not one, -EFBIG above max bytes. */

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <systemd/sd-bus.h>
+
 #include "apply.h"
 #include "commands.h"
 #include "log.h"
@@ -6,14 +8,15 @@
 /* How long a command waits for another writer of the same NIC. */
 #define LOCK_WAIT_MS (30 * 1000)
 
-/* By hand while the service runs, a change would be undone as drift, a restore re-applied: say what to do instead. */
+/* While the service runs without its D-Bus API (no system bus), a change by hand would be undone as drift, a
+ * restore re-applied: say what to do instead. */
 static int refuse_if_service_runs(const Options *o, const char *command) {
         int r = undo_service_running(o->state_dir);
         if (r <= 0)
                 return 0;
-        return log_error_errno(EBUSY, "r8169-tuned.service is running and keeps these NICs as configured: %s by hand would "
-                               "be undone. Use \"systemctl reload r8169-tuned\" to apply a changed configuration, "
-                               "\"systemctl stop r8169-tuned\" to restore the original values.", command);
+        return log_error_errno(EBUSY, "r8169-tuned.service is running without its D-Bus API and keeps these NICs as "
+                               "configured: %s by hand would be undone. Use \"systemctl reload r8169-tuned\" to apply a "
+                               "changed configuration, \"systemctl stop r8169-tuned\" to restore the original values.", command);
 }
 
 static int lock_nic(const Options *o, const char *slot) {
@@ -37,13 +40,17 @@ int cmd_apply(const Options *o) {
         Context c;
         int ret = 1;
 
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+
+        if (service_bus_open(o, &bus) >= 0)
+                return service_apply(bus, o);
         if (context_check_privileges(o, "apply") < 0 || refuse_if_service_runs(o, "apply") < 0)
                 return 1;
         if (context_open_selected(&c, o, true, &selected) < 0)
                 goto out;
         ac = apply_context(&c, o);
         log_info("Profile %s%s.", profile_to_string(c.profile),
-                 c.config.profile == PROFILE_BALANCED && !o->profile ?
+                 (c.config.profile == PROFILE_BALANCED || c.config.profile == PROFILE_AUTO) && !o->profile ?
                  (c.machine.power == POWER_BATTERY ? " (balanced, on battery)" : " (balanced, on AC or no battery)") : "");
         ret = 0;
         for (size_t i = 0; i < c.nics.n; i++) {
@@ -83,6 +90,10 @@ int cmd_restore(const Options *o) {
         Context c;
         int ret = 1, r;
 
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+
+        if (service_bus_open(o, &bus) >= 0)
+                return service_restore(bus, o);
         if (context_check_privileges(o, "restore") < 0 || refuse_if_service_runs(o, "restore") < 0)
                 return 1;
         if (context_open_selected(&c, o, false, &selected) < 0)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <signal.h>
 #include <stdlib.h>
+#include <systemd/sd-bus.h>
 
 #include "commands.h"
 #include "log.h"
@@ -19,10 +20,16 @@ int cmd_reload(const Options *o) {
         QuirkDb quirks;
         uint64_t pid;
 
-        if (!env || parse_u64(env, &pid) < 0 || pid <= 1 || pid > INT32_MAX) {
-                log_error("reload is what the service's ExecReload= runs (it needs $MAINPID); use: systemctl reload r8169-tuned");
-                return 2;
+        if (!env) {
+                /* By hand: through the service's API, which answers with the problems. */
+                _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+                if (service_bus_open(o, &bus) >= 0)
+                        return service_reload(bus, o);
+                log_error("r8169-tuned.service is not running (or has no D-Bus API): there is nothing to reload.");
+                return 1;
         }
+        if (parse_u64(env, &pid) < 0 || pid <= 1 || pid > INT32_MAX)
+                return log_error("MAINPID=%s is not a process.", env), 1;
         context_check_policy(o, &config, &quirks, &d);
         config_done(&config);
         quirk_db_done(&quirks);

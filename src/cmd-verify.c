@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <net/if.h>
+#include <systemd/sd-bus.h>
+
 #include "commands.h"
 #include "json.h"
 #include "log.h"
@@ -7,110 +10,194 @@
 /*
  * verify: is the plan in force? Exit 0 when every knob of the selected NICs is as planned and
  * every configuration and quirk file was read; 1 with the knobs that differ and the problems
- * (as tuned-adm verify and tlp-stat answer, for a monitoring check or an Ansible task).
+ * (as tuned-adm verify and tlp-stat answer, for a monitoring check or an Ansible task). While
+ * the service runs, it answers (its run-time profile, the NICs it gave back); else this does.
  */
 
 typedef struct Difference {
-        const NicPlan *plan;
-        const PlanItem *item;
+        char slot[PCI_SLOT_LEN], ifname[IFNAMSIZ], knob[32], planned[KNOB_VALUE_MAX], found[64], source[160];
 } Difference;
 
-static const char *item_source(const PlanItem *it, char *buf, size_t size) {
-        if (it->why.quirk)
-                snprintf(buf, size, "quirk %s", it->why.quirk->id);
-        else if (it->why.origin.file)
-                snprintf(buf, size, "%s:%u", it->why.origin.file, it->why.origin.line);
-        else
-                snprintf(buf, size, "%s", "r8169-tuned");
-        return buf;
+typedef struct Verdict {
+        Difference *v;
+        size_t n;
+        Diagnostics problems;
+        const char *profile;  /* NULL: not known (the service answered) */
+        size_t n_nics;
+} Verdict;
+
+static int verdict_add(Verdict *vd, const char *slot, const char *ifname, const char *knob, const char *planned, const char *found,
+                       const char *source) {
+        Difference *v = reallocarray(vd->v, vd->n + 1, sizeof(Difference)), *d;
+
+        if (!v)
+                return -ENOMEM;
+        vd->v = v;
+        d = &v[vd->n++];
+        *d = (Difference) {};
+        strscpy(d->slot, sizeof(d->slot), slot);
+        strscpy(d->ifname, sizeof(d->ifname), ifname ?: "");
+        strscpy(d->knob, sizeof(d->knob), knob);
+        strscpy(d->planned, sizeof(d->planned), planned);
+        strscpy(d->found, sizeof(d->found), found);
+        strscpy(d->source, sizeof(d->source), source);
+        return 0;
 }
 
-static void verify_json(const Context *c, const Difference *diff, size_t n_diff, size_t n_nics) {
+static bool verdict_ok(const Verdict *vd) { return vd->n == 0 && vd->problems.n == 0; }
+
+static void verify_json(const Verdict *vd) {
         JsonWriter w = json_writer(stdout);
 
         json_object_begin(&w);
         json_kv_u64(&w, "schema", REPORT_JSON_SCHEMA);
-        json_kv_bool(&w, "ok", n_diff == 0 && c->problems.n == 0);
-        json_kv_str(&w, "profile", profile_to_string(c->profile));
-        json_kv_u64(&w, "nics", n_nics);
+        json_kv_bool(&w, "ok", verdict_ok(vd));
+        json_kv_str(&w, "profile", vd->profile);
+        json_key(&w, "nics");
+        json_u64(&w, vd->n_nics);
         json_key(&w, "differences");
         json_array_begin(&w);
-        for (size_t i = 0; i < n_diff; i++) {
-                const PlanItem *it = diff[i].item;
-                char src[160];
-
+        for (size_t i = 0; i < vd->n; i++) {
                 json_object_begin(&w);
-                json_kv_str(&w, "slot", diff[i].plan->nic->slot);
-                json_kv_str(&w, "interface", nic_ifname(diff[i].plan->nic));
-                json_kv_str(&w, "knob", knob_get(it->knob)->name);
-                json_key(&w, "planned");
-                report_knob_value_json(&w, it->knob, it->desired);
-                json_key(&w, "found");
-                report_knob_reading_json(&w, it->knob, &it->current);
-                json_kv_str(&w, "source", item_source(it, src, sizeof(src)));
+                json_kv_str(&w, "slot", vd->v[i].slot);
+                json_kv_str(&w, "interface", vd->v[i].ifname[0] ? vd->v[i].ifname : NULL);
+                json_kv_str(&w, "knob", vd->v[i].knob);
+                json_kv_str(&w, "planned", vd->v[i].planned);
+                json_kv_str(&w, "found", vd->v[i].found);
+                json_kv_str(&w, "source", vd->v[i].source);
                 json_object_end(&w);
         }
         json_array_end(&w);
-        report_config_problems_json(&w, &c->problems);
+        report_config_problems_json(&w, &vd->problems);
         json_object_end(&w);
         json_end(&w);
 }
 
-static void verify_text(const Context *c, const Difference *diff, size_t n_diff, size_t n_nics) {
-        for (size_t i = 0; i < n_diff; i++) {
-                const PlanItem *it = diff[i].item;
-                char want[KNOB_VALUE_MAX], found[64], src[160];
-
-                printf("%s (%s) %s: planned %s, found %s (%s)\n", nic_ifname(diff[i].plan->nic) ?: "-", diff[i].plan->nic->slot,
-                       knob_get(it->knob)->name, knob_format_value(it->knob, it->desired, want, sizeof(want)),
-                       report_reading_text(it->knob, &it->current, found, sizeof(found)), item_source(it, src, sizeof(src)));
-        }
-        for (size_t i = 0; i < c->problems.n; i++)
-                printf("%s\n", c->problems.msgs[i]);
-        if (n_diff == 0 && c->problems.n == 0)
-                printf("OK: every knob of %zu NIC%s is as planned (profile %s).\n", n_nics, n_nics == 1 ? "" : "s",
-                       profile_to_string(c->profile));
+static void verify_text(const Verdict *vd) {
+        for (size_t i = 0; i < vd->n; i++)
+                printf("%s (%s) %s: planned %s, found %s (%s)\n", vd->v[i].ifname[0] ? vd->v[i].ifname : "-", vd->v[i].slot,
+                       vd->v[i].knob, vd->v[i].planned, vd->v[i].found, vd->v[i].source);
+        for (size_t i = 0; i < vd->problems.n; i++)
+                printf("%s\n", vd->problems.msgs[i]);
+        if (verdict_ok(vd))
+                printf("OK: every knob of %zu NIC%s is as planned (profile %s).\n", vd->n_nics, vd->n_nics == 1 ? "" : "s",
+                       vd->profile);
         else
-                printf("%zu knob%s differ%s from the plan; %zu problem%s in configuration or quirk files.\n", n_diff,
-                       n_diff == 1 ? "" : "s", n_diff == 1 ? "s" : "", c->problems.n, c->problems.n == 1 ? "" : "s");
+                printf("%zu knob%s differ%s from the plan; %zu problem%s in configuration or quirk files.\n", vd->n,
+                       vd->n == 1 ? "" : "s", vd->n == 1 ? "s" : "", vd->problems.n, vd->problems.n == 1 ? "" : "s");
 }
 
-int cmd_verify(const Options *o) {
+/* Without the service: plan every selected NIC and compare. */
+static int verify_here(const Options *o, Verdict *vd, Context *c) {
         _cleanup_free_ bool *selected = NULL;
-        _cleanup_free_ NicPlan *plans = NULL;
-        _cleanup_free_ Difference *diff = NULL;
-        size_t n_plans = 0, n_diff = 0;
-        Context c;
-        int ret = 1;
 
-        if (context_open_selected(&c, o, true, &selected) < 0)
-                goto out;
-        plans = calloc(c.nics.n + 1, sizeof(NicPlan));
-        diff = calloc(c.nics.n * _KNOB_MAX + 1, sizeof(Difference));
-        if (!plans || !diff) {
-                log_oom();
-                goto out;
-        }
-        for (size_t i = 0; i < c.nics.n; i++) {
+        if (context_open_selected(c, o, true, &selected) < 0)
+                return -EINVAL;
+        for (size_t i = 0; i < c->nics.n; i++) {
                 KnobReading current[_KNOB_MAX];
-                NicPlan *p = &plans[n_plans];
+                NicPlan p;
 
                 if (!selected[i])
                         continue;
-                context_plan_nic(&c, &c.nics.nics[i], current, p);
-                n_plans++;
-                if (p->ignored)
-                        continue;
-                for (size_t k = 0; k < p->n; k++)
-                        if (p->items[k].action == PLAN_CHANGE)
-                                diff[n_diff++] = (Difference) { p, &p->items[k] };
+                context_plan_nic(c, &c->nics.nics[i], current, &p);
+                vd->n_nics++;
+                for (size_t k = 0; !p.ignored && k < p.n; k++) {
+                        const PlanItem *it = &p.items[k];
+                        char want[KNOB_VALUE_MAX], found[64], src[160];
+
+                        if (it->action == PLAN_CHANGE &&
+                            verdict_add(vd, p.nic->slot, nic_ifname(p.nic), knob_get(it->knob)->name,
+                                        knob_format_value(it->knob, it->desired, want, sizeof(want)),
+                                        report_reading_text(it->knob, &it->current, found, sizeof(found)),
+                                        plan_item_source(it, src, sizeof(src))) < 0)
+                                return log_oom();
+                }
         }
-        if (o->json)
-                verify_json(&c, diff, n_diff, n_plans);
-        else
-                verify_text(&c, diff, n_diff, n_plans);
-        ret = n_diff == 0 && c.problems.n == 0 ? 0 : 1;
-out:
-        context_done(&c);
+        for (size_t i = 0; i < c->problems.n; i++)
+                diag_copy(&vd->problems, &c->problems, i);
+        vd->profile = profile_to_string(c->profile);
+        return 0;
+}
+
+/* The service's answer (Verify), for the NICs asked for. */
+static int verify_service(sd_bus *bus, const Options *o, Verdict *vd, char **profile) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        const char *slot, *ifname, *knob, *planned, *found, *source, *file, *msg;
+        char **nics = NULL;
+        uint32_t line;
+        int r;
+
+        r = sd_bus_call_method(bus, "io.github.r8169_tuned1", "/io/github/r8169_tuned1", "io.github.r8169_tuned1.Manager", "Verify",
+                               &error, &reply, "");
+        if (r < 0) {
+                log_error("Verify through r8169-tuned.service: %s", error.message ?: strerror(-r));
+                sd_bus_error_free(&error);
+                return r;
+        }
+        r = sd_bus_message_enter_container(reply, 'a', "(ssssss)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(ssssss)", &slot, &ifname, &knob, &planned, &found, &source)) > 0) {
+                bool wanted = o->n_args == 0;
+                char s[PCI_SLOT_LEN];
+
+                for (int a = 0; a < o->n_args; a++)
+                        wanted |= streq(o->args[a], ifname) || (pci_slot_normalize(o->args[a], s) >= 0 && streq(s, slot));
+                if (wanted && verdict_add(vd, slot, ifname, knob, planned, found, source) < 0)
+                        return log_oom();
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_enter_container(reply, 'a', "(sus)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(sus)", &file, &line, &msg)) > 0) {
+                const char *m = msg + strlen(file);
+                /* the message says "file:line: " already */
+                if (strncmp(msg, file, strlen(file)) == 0 && *m == ':')
+                        m += 1 + strspn(m + 1, "0123456789") + 2;
+                else
+                        m = msg;
+                diag_add(&vd->problems, file, line, "%s", m);
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (r >= 0)
+                r = sd_bus_get_property_string(bus, "io.github.r8169_tuned1", "/io/github/r8169_tuned1",
+                                               "io.github.r8169_tuned1.Manager", "ActiveProfile", NULL, profile);
+        if (r >= 0)
+                r = sd_bus_get_property_strv(bus, "io.github.r8169_tuned1", "/io/github/r8169_tuned1",
+                                             "io.github.r8169_tuned1.Manager", "Nics", NULL, &nics);
+        for (char **n = nics; n && *n; n++) {
+                vd->n_nics++;
+                free(*n);
+        }
+        free(nics);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the service's answer: %m");
+        if (o->n_args > 0)
+                vd->n_nics = (size_t) o->n_args;
+        vd->profile = *profile;
+        return 0;
+}
+
+int cmd_verify(const Options *o) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_free_ char *profile = NULL;
+        bool here = service_bus_open(o, &bus) < 0;
+        Verdict vd = {};
+        Context c;
+        int r, ret;
+
+        r = here ? verify_here(o, &vd, &c) : verify_service(bus, o, &vd, &profile);
+        if (r >= 0) {
+                if (o->json)
+                        verify_json(&vd);
+                else
+                        verify_text(&vd);
+        }
+        ret = r >= 0 && verdict_ok(&vd) ? 0 : 1;
+        if (here)
+                context_done(&c);
+        free(vd.v);
+        diag_done(&vd.problems);
         return ret;
 }

@@ -69,7 +69,7 @@ typedef struct ConfigKey {
 static void parse_profile(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {
         Profile p = profile_from_string(value);
         if (p < 0)
-                diag_add(d, l->file, line, "bad profile \"%s\": expected performance, balanced or powersave", value);
+                diag_add(d, l->file, line, "bad profile \"%s\": expected performance, balanced, powersave or auto", value);
         else {
                 *(Profile *) dest = p;
                 l->c->profile_origin = (Origin) { l->file, line };

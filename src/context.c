@@ -26,7 +26,7 @@ int context_open(Context *c, const Options *o, bool policy) {
         Config claimed;
         int r;
 
-        *c = (Context) { .opts = o };
+        *c = (Context) { .opts = o, .runtime_profile = _PROFILE_INVALID, .desktop_profile = _PROFILE_INVALID };
         config_defaults(&c->config);
         config_defaults(&claimed);
         r = sysroot_new(o->sysfs, &c->root);
@@ -122,14 +122,19 @@ void context_read_policy(const Options *o, Config *config, QuirkDb *quirks, Diag
 }
 
 Profile context_configured_profile(const Context *c) {
-        return c->opts->profile ? profile_from_string(c->opts->profile) : c->config.profile;
+        if (c->opts->profile)
+                return profile_from_string(c->opts->profile);
+        return c->runtime_profile >= 0 ? c->runtime_profile : c->config.profile;
 }
 
 bool context_update_profile(Context *c) {
         Profile p;
 
         machine_read(c->root, c->opts->kernel_release, &c->machine);
-        p = profile_resolve(context_configured_profile(c), c->machine.power);
+        p = context_configured_profile(c);
+        if (p == PROFILE_AUTO && c->desktop_profile >= 0)
+                p = c->desktop_profile;
+        p = profile_resolve(p, c->machine.power);
         if (p == c->profile)
                 return false;
         c->profile = p;
@@ -156,9 +161,11 @@ int context_select(Context *c, char **args, int n_args, bool *selected) {
         for (size_t i = 0; i < c->nics.n; i++)
                 selected[i] = n_args == 0;
         for (int a = 0; a < n_args; a++) {
+                char slot[PCI_SLOT_LEN];
                 bool found = false;
                 for (size_t i = 0; i < c->nics.n; i++)
-                        if (streq(c->nics.nics[i].slot, args[a]) || nic_list_find_ifname(&c->nics, args[a]) == &c->nics.nics[i]) {
+                        if (pci_slot_normalize(args[a], slot) >= 0 ? streq(c->nics.nics[i].slot, slot)
+                                                                   : nic_list_find_ifname(&c->nics, args[a]) == &c->nics.nics[i]) {
                                 selected[i] = found = true;
                         }
                 if (!found)

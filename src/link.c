@@ -180,6 +180,8 @@ LinkWork link_apply(Link *l, LinkEnv *e) {
         LinkWork w;
         size_t k = 0;
 
+        if (l->released)
+                return 0;
         /* Read, plan, write and record as the only writer of this NIC; never wait in the event loop. */
         lock = undo_lock_nic(e->opts->state_dir, l->nic.slot, 0);
         if (lock < 0) {
@@ -227,6 +229,8 @@ LinkWork link_check_drift(Link *l, LinkEnv *e, unsigned backends) {
         KnobReading now[_KNOB_MAX] = {};
         bool marked = false;
 
+        if (l->released)
+                return 0;
         for (int b = 0; b < _KNOB_BACKEND_MAX; b++)
                 if (backends & (1u << b))
                         knob_backends[b].read(&e->c->backend, &knob_backends[b], &l->nic, now);

@@ -10,6 +10,7 @@ static const char *const profile_names[_PROFILE_MAX] = {
         [PROFILE_PERFORMANCE] = "performance",
         [PROFILE_BALANCED] = "balanced",
         [PROFILE_POWERSAVE] = "powersave",
+        [PROFILE_AUTO] = "auto",
 };
 
 static const char *const power_names[_POWER_SOURCE_MAX] = {
@@ -31,7 +32,7 @@ const char *dmi_field_to_string(DmiField f) { return f < _DMI_FIELD_MAX ? dmi_na
 Profile profile_from_string(const char *s) { return (Profile) string_table_lookup(profile_names, _PROFILE_MAX, s); }
 
 Profile profile_resolve(Profile configured, PowerSource power) {
-        if (configured != PROFILE_BALANCED)
+        if (configured != PROFILE_BALANCED && configured != PROFILE_AUTO)
                 return configured;
         return power == POWER_BATTERY ? PROFILE_POWERSAVE : PROFILE_PERFORMANCE;
 }

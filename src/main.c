@@ -24,7 +24,8 @@ static void help(void) {
                "  diagnose [NIC...] Everything a bug report needs, as Markdown (or --json)\n"
                "  metrics [NIC...]  The NICs' state as Prometheus text (node_exporter textfile collector)\n"
                "  daemon            Tune, and keep tuned: hotplug, link up, resume, drift (the service)\n"
-               "  reload            Check the configuration, then have the service read it (ExecReload=)\n"
+               "  reload            Have the service read its files again; exit 1 if one has a problem\n"
+               "  profile [NAME]    The profile in force, or switch the service to NAME until it stops\n"
                "\nOptions:\n"
                "  -h --help             Show this help\n"
                "     --version          Show the version\n"
@@ -38,7 +39,8 @@ static void help(void) {
                "     --state-dir DIR    Undo journals (default /run/r8169-tuned)\n"
                "     --log-level LEVEL  err, warning, notice, info, debug\n"
                "     --log-target TARGET  auto, journal or stderr\n"
-               "     --show-mac         diagnose: show MAC addresses (redacted otherwise)\n");
+               "     --show-mac         diagnose: show MAC addresses (redacted otherwise)\n"
+               "     --persist          profile: also write it to a drop-in, for every start\n");
 }
 
 typedef enum CommandArgs {
@@ -63,6 +65,7 @@ static const struct {
         { "restore", cmd_restore, ARGS_NICS, false },
         { "reload", cmd_reload, ARGS_NONE, false },
         { "verify", cmd_verify, ARGS_NICS, true },
+        { "profile", cmd_profile, ARGS_NICS, false },
         { "daemon", manager_run, ARGS_NONE, false },
         { "diagnose", cmd_diagnose, ARGS_NICS, true },
 };
@@ -80,7 +83,7 @@ static int usage_error(const char *fmt, ...) {
 }
 
 enum { ARG_VERSION = 0x100, ARG_JSON, ARG_SYSFS, ARG_KERNEL_LOG, ARG_LOG_LEVEL, ARG_CONFIG, ARG_QUIRKS, ARG_PROFILE, ARG_STATE_DIR,
-       ARG_FAULT, ARG_LOG_TARGET, ARG_KERNEL_RELEASE, ARG_SHOW_MAC };
+       ARG_FAULT, ARG_LOG_TARGET, ARG_KERNEL_RELEASE, ARG_SHOW_MAC, ARG_PERSIST };
 
 static const struct option options[] = {
         { "help", no_argument, NULL, 'h' },
@@ -96,6 +99,7 @@ static const struct option options[] = {
         { "state-dir", required_argument, NULL, ARG_STATE_DIR },
         { "log-target", required_argument, NULL, ARG_LOG_TARGET },
         { "show-mac", no_argument, NULL, ARG_SHOW_MAC },
+        { "persist", no_argument, NULL, ARG_PERSIST },
         /* Test seam, not documented: "N:KILL" or "N:STOP" after the N-th write. */
         { "fault-after-writes", required_argument, NULL, ARG_FAULT },
         {}
@@ -116,7 +120,7 @@ static int parse_valued(Options *o, int c, const char *arg) {
                 return 0;
         case ARG_PROFILE:
                 if (profile_from_string(arg) < 0)
-                        return usage_error("Unknown profile \"%s\": expected performance, balanced or powersave.", arg);
+                        return usage_error("Unknown profile \"%s\": expected performance, balanced, powersave or auto.", arg);
                 o->profile = arg;
                 return 0;
         case ARG_LOG_TARGET:
@@ -159,6 +163,9 @@ static int parse_options(Options *o, int argc, char *argv[]) {
                         break;
                 case ARG_SHOW_MAC:
                         o->show_mac = true;
+                        break;
+                case ARG_PERSIST:
+                        o->persist = true;
                         break;
                 case ARG_SYSFS:
                         o->sysfs = optarg;
@@ -207,6 +214,8 @@ int main(int argc, char *argv[]) {
                         return usage_error("%s has no --json output.", cmd);
                 if (o.n_args > 0 && commands[i].args == ARGS_NONE)
                         return usage_error("%s takes no arguments (\"%s\" given).", cmd, o.args[0]);
+                if (o.persist && commands[i].run != cmd_profile)
+                        return usage_error("--persist is for profile only.");
                 return commands[i].run(&o);
         }
         return usage_error("Unknown command \"%s\".", cmd);

@@ -11,45 +11,12 @@
 
 #include "link-set.h"
 #include "log.h"
-#include "manager.h"
+#include "manager-internal.h"
 #include "nic-log.h"
 #include "rtnl.h"
 
-/* linux/if.h's, which cannot be included beside glibc's net/if.h: the link has carrier. */
-#ifndef IFF_LOWER_UP
-#define IFF_LOWER_UP 0x10000
-#endif
 
-typedef struct Manager {
-        const Options *opts;
-        Context c;              /* root, backends and policy; c.nics is not used */
-        LinkEnv env;            /* what every link shares: c, the options, the packet counters */
-        sd_event *event;
-
-        LinkSet links;          /* links.queue[0..n_queue): the links with work (dirty or drift_check), each once */
-        size_t n_queue;
-        unsigned n_tuned, n_waiting, n_unsupported; /* of the last applies, for STATUS= */
-        char status[256];       /* the last STATUS= sent */
-        unsigned dump;          /* generation of the last link dump */
-
-        sd_device_monitor *monitor;
-        NetlinkMonitor *rtnl;
-        sd_event_source *rtnl_source;
-        NetlinkMonitor *ethmon;
-        sd_bus *bus;
-        sd_bus_slot *sleep_slot;
-        sd_event_source *work;  /* the deferred, coalescing worker */
-        sd_event_source *retry; /* a NIC's lock was busy: try again shortly */
-        sd_event_source *link_power_timer; /* one wakeup per sample period for every NIC under dynamic link power */
-        int service_lock;       /* <state_dir>/daemon.lock, held while the daemon runs */
-        bool rescan;            /* rediscover PCI devices before working */
-        bool everything;        /* re-apply every NIC */
-        size_t n_lp_active;     /* links with power.active: whether the sample timer runs, without a look at every NIC */
-        bool running;           /* the event loop runs: events are acted on at once */
-        bool records_unsure;    /* the start-up sweep left link power records behind */
-} Manager;
-
-static void manager_schedule(Manager *m) {
+void manager_schedule(Manager *m) {
         sd_event_source_set_enabled(m->work, SD_EVENT_ONESHOT);
 }
 
@@ -62,16 +29,20 @@ static void manager_enqueue(Manager *m, Link *l) {
 }
 
 /* Work for one NIC at the next idle moment: an apply. */
-static void manager_mark_dirty(Manager *m, Link *l) {
+void manager_mark_dirty(Manager *m, Link *l) {
         l->dirty = true;
         manager_enqueue(m, l);
 }
 
-static void manager_update_profile(Manager *m) {
+void manager_update_profile(Manager *m) {
         if (context_update_profile(&m->c)) {
-                log_info("Profile %s (%s, power: %s).", profile_to_string(m->c.profile),
-                         profile_to_string(context_configured_profile(&m->c)), power_source_to_string(m->c.machine.power));
+                Profile asked = context_configured_profile(&m->c);
+                log_info("Profile %s (%s%s%s, power: %s).", profile_to_string(m->c.profile), profile_to_string(asked),
+                         asked == PROFILE_AUTO ? ": desktop " : "",
+                         asked != PROFILE_AUTO ? "" : m->c.desktop_profile >= 0 ? profile_to_string(m->c.desktop_profile) : "unknown",
+                         power_source_to_string(m->c.machine.power));
                 m->everything = true;
+                manager_bus_changed(m, "ActiveProfile");
         }
 }
 
@@ -272,7 +243,8 @@ static int on_device(sd_device_monitor *monitor, sd_device *d, void *userdata) {
 
         (void) sd_device_get_subsystem(d, &subsystem);
         if (subsystem && streq(subsystem, "power_supply")) {
-                if (m->c.config.profile == PROFILE_BALANCED && !m->opts->profile) {
+                Profile asked = context_configured_profile(&m->c);
+                if (asked == PROFILE_BALANCED || asked == PROFILE_AUTO) {
                         manager_update_profile(m);
                         manager_schedule(m);
                 }
@@ -408,9 +380,7 @@ static int on_prepare_for_sleep(sd_bus_message *msg, void *userdata, sd_bus_erro
         return 0;
 }
 
-static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        Manager *m = userdata;
-
+void manager_reload(Manager *m) {
         (void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading configuration");
         context_load_policy(&m->c);
         log_set_max_level(m->opts->log_level >= 0 ? m->opts->log_level : m->c.config.log_level);
@@ -426,6 +396,12 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
         m->rescan = true;
         on_work(m->work, m);
         manager_notify_status(m, "READY=1\n");
+        manager_bus_changed(m, "ConfigProblems");
+        manager_bus_changed(m, "Nics");
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        manager_reload(userdata);
         return 0;
 }
 
@@ -535,9 +511,12 @@ static int manager_watch(Manager *m) {
         if (r >= 0)
                 r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0) {
-                log_info_errno(r, "No system bus (%m): resume from suspend is noticed on link up only.");
+                log_info_errno(r, "No system bus (%m): resume from suspend is noticed on link up only, no D-Bus API.");
                 m->sleep_slot = sd_bus_slot_unref(m->sleep_slot);
                 m->bus = sd_bus_flush_close_unref(m->bus);
+        } else {
+                (void) manager_bus_start(m);
+                (void) manager_bus_watch_desktop(m);
         }
         return 0;
 }
@@ -616,7 +595,8 @@ static int manager_start(Manager *m) {
 }
 
 int manager_run(const Options *o) {
-        Manager m = { .opts = o, .c = { .opts = o, .profile = _PROFILE_INVALID }, .service_lock = -1 };
+        Manager m = { .opts = o, .c = { .opts = o, .profile = _PROFILE_INVALID, .runtime_profile = _PROFILE_INVALID,
+                                                    .desktop_profile = _PROFILE_INVALID }, .service_lock = -1 };
         sigset_t mask;
         int r;
 

@@ -238,20 +238,6 @@ static int add_kernel(NicMatch *m, const char *w) {
         return 0;
 }
 
-/* lspci prints "01:00.0" without the domain: that is domain 0000. */
-static int slot_normalize(const char *s, char buf[PCI_SLOT_LEN]) {
-        size_t l = strlen(s);
-
-        if (l != 7 && l != 12)
-                return -EINVAL;
-        if (l == 7)
-                memcpy(buf, "0000:", 5);
-        memcpy(buf + (l == 7 ? 5 : 0), s, l + 1); /* 12 characters and the NUL either way */
-        for (char *p = buf; *p; p++)
-                *p = (char) tolower((unsigned char) *p); /* sysfs writes hex in lower case */
-        return pci_slot_valid(buf) ? 0 : -EINVAL;
-}
-
 /*
  * The conditions, one row each, as systemd's condition_tests[]: a row gives its key, what
  * it accepts, how it parses a value (a list: each word), tests a NIC, prints itself back and
@@ -296,7 +282,7 @@ static int add_ifname_glob(NicMatch *m, const MatchCondition *c, const char *w) 
 
 static int add_slot(NicMatch *m, const MatchCondition *c, const char *w) {
         char slot[PCI_SLOT_LEN];
-        return slot_normalize(w, slot) < 0 ? -EINVAL : set_string(MEMBER(m, c, char *), slot);
+        return pci_slot_normalize(w, slot) < 0 ? -EINVAL : set_string(MEMBER(m, c, char *), slot);
 }
 
 static int add_mac(NicMatch *m, const MatchCondition *c, const char *w) {

@@ -303,3 +303,13 @@ void plan_nic(const PlanInput *in, NicPlan *ret) {
                         items[j - 1] = t;
                 }
 }
+
+const char *plan_item_source(const PlanItem *it, char *buf, size_t size) {
+        if (it->why.quirk)
+                snprintf(buf, size, "quirk %s", it->why.quirk->id);
+        else if (it->why.origin.file)
+                snprintf(buf, size, "%s:%u", it->why.origin.file, it->why.origin.line);
+        else
+                snprintf(buf, size, "%s", "r8169-tuned");
+        return buf;
+}

@@ -81,7 +81,7 @@ static int add_profile(const char *w, void *u) {
         WordCtx *c = u;
         Profile p = profile_from_string(w);
 
-        if (p < 0 || p == PROFILE_BALANCED)
+        if (p < 0 || p == PROFILE_BALANCED || p == PROFILE_AUTO)
                 return bad_word(c, w, -EINVAL);
         c->q->profiles[p] = true;
         return 0;

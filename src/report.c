@@ -448,7 +448,7 @@ static void plan_link_power_text(FILE *f, const NicPlan *p) {
 }
 
 static const char *held_back_because(const PlanReport *r, char *buf, size_t size) {
-        if (r->configured == PROFILE_BALANCED)
+        if (r->configured == PROFILE_BALANCED || r->configured == PROFILE_AUTO)
                 snprintf(buf, size, "performance profile only; on battery, balanced uses powersave");
         else
                 snprintf(buf, size, "performance profile only; profile %s", profile_to_string(r->configured));

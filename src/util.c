@@ -218,3 +218,16 @@ int readlinkat_basename(int dfd, const char *name, char *buf, size_t size) {
         base = base ? base + 1 : target;
         return *base ? strscpy(buf, size, base) : -EINVAL;
 }
+
+int pci_slot_normalize(const char *s, char buf[13]) {
+        size_t l = strlen(s);
+
+        if (l != 7 && l != 12)
+                return -EINVAL;
+        if (l == 7)
+                memcpy(buf, "0000:", 5);
+        memcpy(buf + (l == 7 ? 5 : 0), s, l + 1); /* 12 characters and the NUL either way */
+        for (char *p = buf; *p; p++)
+                *p = (char) tolower((unsigned char) *p); /* sysfs writes hex in lower case */
+        return pci_slot_valid(buf) ? 0 : -EINVAL;
+}

@@ -115,6 +115,24 @@ grep -Eq 'Overall exposure level for r8169-tuned.service: [0-9.]+' <<<"$sec" || 
 exposure=$(sed -n 's/.*: \([0-9.]*\) .*/\1/p' <<<"$sec")
 awk -v e="$exposure" 'BEGIN { exit !(e != "" && e <= 2.0) }' && say "ok: exposure $exposure <= 2.0 (as in system/test-package)" || fail "exposure $exposure > 2.0"
 
+step dbus
+# The API on the real system bus, with the shipped policy; the CLI through it.
+api=io.github.r8169_tuned1
+eq "D-Bus: the profile in force" '"performance"' "$(busctl get-property $api /io/github/r8169_tuned1 $api.Manager ActiveProfile | cut -d' ' -f2)"
+r8169-tuned verify >/dev/null && say "ok: verify through the service" || fail "verify: $?"
+r8169-tuned restore $slot1 | sed 's/^/  | /'
+eq "restore through the service" "$orig1" "$(state $slot1)"
+r8169-tuned apply enp1s0 >/dev/null
+wait_for 30 "apply through the service" state_is $slot1 "$want1"
+r8169-tuned profile powersave && r8169-tuned profile | sed 's/^/  | /'
+r8169-tuned profile balanced --persist >/dev/null
+eq "profile --persist" "profile = balanced" "$(grep '^profile' /etc/r8169-tuned/r8169-tuned.conf.d/90-profile.conf)"
+rm /etc/r8169-tuned/r8169-tuned.conf.d/90-profile.conf
+busctl call $api /io/github/r8169_tuned1 $api.Manager SetProfile s "" || fail "SetProfile"
+out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups busctl call $api /io/github/r8169_tuned1 $api.Manager SetProfile s powersave 2>&1)
+rc=$?
+[[ $rc -ne 0 && $out == *"ccess denied"* ]] && say "ok: nobody may not switch the profile" || fail "nobody: SetProfile gave $rc: $out"
+
 step reload
 pid=$(systemctl show -P MainPID r8169-tuned)
 sed -i 's/^rx-usecs = 50$/rx-usecs = 60/' /etc/r8169-tuned/r8169-tuned.conf.d/50-testbed.conf

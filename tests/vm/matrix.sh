@@ -43,7 +43,7 @@ case $kernel in
 6.1) [[ $release == 6.1.* ]] || fail "guest kernel '$release' is not 6.1" ;;
 6.12) [[ $release == 6.12.* ]] || fail "guest kernel '$release' is not 6.12" ;;
 esac
-for want in "ok: onboard NIC tuned" "ok: reloaded value applied" "ok: drift made with ethtool put back" \
+for want in "ok: onboard NIC tuned" "ok: verify through the service" "ok: apply through the service" "ok: reloaded value applied" "ok: drift made with ethtool put back" \
         "ok: hotplugged NIC tuned" "ok: resumed (logind's PrepareForSleep false)" "ok: tuned after resume" \
         "ok: restored on stop" "RESULT: 0 failure(s)"; do
         grep -qF "$want" "$log" && ok || fail "the guest's log lacks \"$want\""
@@ -55,7 +55,7 @@ mkdir -p "$BUILDDIR/Testing"
         echo "  package ${t_deb} s, VM ${t_vm} s (boot to command, steps, power-off), total $((SECONDS - t0)) s"
         grep '^vm-run: kernel' "$log" | sed 's/^/  /'
         sed -n 's/^\[ *\([0-9.]*\)\] STEP \(.*\) \([0-9.]*\)$/  step \2: \3 s/p' "$log"
-        grep -E '^\[ *[0-9.]*\] (guest:|onboard NIC:|found:|ok: (onboard NIC|reloaded|drift made|hotplugged NIC tuned|resumed|tuned after resume|restored)|hotplug:|systemd-analyze security:|RESULT)' "$log" |
+        grep -E '^\[ *[0-9.]*\] (guest:|onboard NIC:|found:|ok: (onboard NIC|reloaded|drift made|hotplugged NIC tuned|resumed|tuned after resume|restored|D-Bus|verify through|restore through|apply through|nobody)|hotplug:|systemd-analyze security:|RESULT)' "$log" |
                 sed 's/^\[ *\([0-9.]*\)\] /  [\1] /'
 } | tee "$BUILDDIR/Testing/vm-$suite.txt"
 cp "$log" "$BUILDDIR/Testing/vm-$suite.log"

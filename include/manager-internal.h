@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/* The daemon's state, shared by manager.c (events, the worker) and manager-bus.c (its D-Bus API). */
+
+#include <systemd/sd-bus.h>
+#include <systemd/sd-device.h>
+#include <systemd/sd-event.h>
+
+#include "link-set.h"
+#include "manager.h"
+#include "rtnl.h"
+
+/* linux/if.h's, which cannot be included beside glibc's net/if.h: the link has carrier. */
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP 0x10000
+#endif
+
+typedef struct Manager {
+        const Options *opts;
+        Context c;              /* root, backends and policy; c.nics is not used */
+        LinkEnv env;            /* what every link shares: c, the options, the packet counters */
+        sd_event *event;
+
+        LinkSet links;          /* links.queue[0..n_queue): the links with work (dirty or drift_check), each once */
+        size_t n_queue;
+        unsigned n_tuned, n_waiting, n_unsupported; /* of the last applies, for STATUS= */
+        char status[256];       /* the last STATUS= sent */
+        unsigned dump;          /* generation of the last link dump */
+
+        sd_device_monitor *monitor;
+        NetlinkMonitor *rtnl;
+        sd_event_source *rtnl_source;
+        NetlinkMonitor *ethmon;
+        sd_bus *bus;
+        sd_bus_slot *sleep_slot;
+        bool bus_api;           /* the D-Bus API is on the bus (manager-bus.c) */
+        sd_event_source *work;  /* the deferred, coalescing worker */
+        sd_event_source *retry; /* a NIC's lock was busy: try again shortly */
+        sd_event_source *link_power_timer; /* one wakeup per sample period for every NIC under dynamic link power */
+        int service_lock;       /* <state_dir>/daemon.lock, held while the daemon runs */
+        bool rescan;            /* rediscover PCI devices before working */
+        bool everything;        /* re-apply every NIC */
+        size_t n_lp_active;     /* links with power.active: whether the sample timer runs, without a look at every NIC */
+        bool running;           /* the event loop runs: events are acted on at once */
+        bool records_unsure;    /* the start-up sweep left link power records behind */
+} Manager;
+
+/* Work for every NIC, or one, at the next idle moment. */
+void manager_schedule(Manager *m);
+void manager_mark_dirty(Manager *m, Link *l);
+/* Resolves the profile again (power source, runtime choice); says so and marks everything when it changed. */
+void manager_update_profile(Manager *m);
+/* Reads the configuration again, leaving out files with problems, and re-applies. */
+void manager_reload(Manager *m);
+
+/* The D-Bus API (io.github.r8169_tuned1) on m->bus; without a bus, none. */
+int manager_bus_start(Manager *m);
+/* profile = auto: follows power-profiles-daemon on m->bus (manager-bus.c). */
+int manager_bus_watch_desktop(Manager *m);
+/* Tells bus clients what changed: the manager's properties, the NIC list. */
+void manager_bus_changed(Manager *m, const char *property);

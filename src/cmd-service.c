@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The commands that go through the running service's D-Bus API (as tuned-adm and networkctl
+ * do): apply, restore, reload, verify and profile. Without the service they act directly.
+ */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <systemd/sd-bus.h>
+
+#include "commands.h"
+#include "log.h"
+#include "undo.h"
+
+#define BUS_NAME "io.github.r8169_tuned1"
+#define BUS_PATH "/io/github/r8169_tuned1"
+#define BUS_MANAGER BUS_NAME ".Manager"
+
+int service_bus_open(const Options *o, sd_bus **ret) {
+        sd_bus *bus = NULL;
+        int r;
+
+        if (undo_service_running(o->state_dir) <= 0)
+                return -ESRCH;
+        r = sd_bus_open_system(&bus);
+        if (r >= 0)
+                r = sd_bus_get_name_creds(bus, BUS_NAME, 0, NULL);
+        if (r < 0) {
+                sd_bus_flush_close_unref(bus);
+                return -ESRCH; /* the service runs without its API (no system bus): act directly */
+        }
+        *ret = bus;
+        return 0;
+}
+
+static int append_args(sd_bus_message *m, const Options *o) {
+        int r = sd_bus_message_open_container(m, 'a', "s");
+        for (int i = 0; r >= 0 && i < o->n_args; i++)
+                r = sd_bus_message_append(m, "s", o->args[i]);
+        return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
+/* Calls a method with the command's NIC arguments; the error as the service said it. */
+static int service_call_nics(sd_bus *bus, const Options *o, const char *method, sd_bus_message **reply) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_message_new_method_call(bus, &m, BUS_NAME, BUS_PATH, BUS_MANAGER, method);
+        if (r >= 0)
+                r = append_args(m, o);
+        if (r >= 0)
+                r = sd_bus_call(bus, m, 0, &error, reply);
+        if (r < 0)
+                log_error("%s through r8169-tuned.service: %s", method, error.message ?: strerror(-r));
+        sd_bus_error_free(&error);
+        return r;
+}
+
+int service_apply(sd_bus *bus, const Options *o) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        uint32_t n;
+
+        if (service_call_nics(bus, o, "Apply", &reply) < 0 || sd_bus_message_read(reply, "u", &n) < 0)
+                return 1;
+        log_info("r8169-tuned.service applies the plan to %u NIC%s (its journal says what changed).", n, n == 1 ? "" : "s");
+        return 0;
+}
+
+int service_restore(sd_bus *bus, const Options *o) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        uint32_t restored, left, failed;
+
+        if (service_call_nics(bus, o, "Restore", &reply) < 0 || sd_bus_message_read(reply, "uuu", &restored, &left, &failed) < 0)
+                return 1;
+        log_info("r8169-tuned.service restored %u value%s (%u left alone, %u failed); it leaves %s alone until "
+                 "\"r8169-tuned apply\" or a restart.", restored, restored == 1 ? "" : "s", left, failed,
+                 o->n_args > 0 ? "these NICs" : "every NIC");
+        return failed > 0 ? 1 : 0;
+}
+
+static int read_problems(sd_bus_message *reply, size_t *ret_n) {
+        const char *file, *msg;
+        uint32_t line;
+        size_t n = 0;
+        int r;
+
+        r = sd_bus_message_enter_container(reply, 'a', "(sus)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(sus)", &file, &line, &msg)) > 0) {
+                fprintf(stderr, "%s\n", msg);
+                n++;
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        *ret_n = n;
+        return r;
+}
+
+int service_reload(sd_bus *bus, const Options *o) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        size_t n;
+        int r;
+
+        r = sd_bus_call_method(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, "Reload", &error, &reply, "");
+        if (r < 0) {
+                log_error("Reload through r8169-tuned.service: %s", error.message ?: strerror(-r));
+                sd_bus_error_free(&error);
+                return 1;
+        }
+        if (read_problems(reply, &n) < 0)
+                return 1;
+        if (n == 0)
+                return 0;
+        log_error("%zu problem%s: the files named are left out until they are fixed; everything else is in force.", n,
+                  n == 1 ? "" : "s");
+        return 1;
+}
+
+/* profile: what is in force (and why), or a switch at run time (--persist: also in a drop-in). */
+static int profile_show_bus(sd_bus *bus) {
+        static const char *const props[] = { "Profile", "ProfileSource", "ActiveProfile", "PowerSource" };
+        char *v[4] = {};
+        int r = 0;
+
+        for (size_t i = 0; r >= 0 && i < 4; i++)
+                r = sd_bus_get_property_string(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, props[i], NULL, &v[i]);
+        if (r >= 0)
+                printf("%s (%s: %s, power: %s)\n", v[2], v[1], v[0], v[3]);
+        for (size_t i = 0; i < 4; i++)
+                free(v[i]);
+        return r < 0 ? log_error_errno(r, "Cannot read the service's profile: %m"), 1 : 0;
+}
+
+#define PROFILE_DROPIN "90-profile.conf"
+
+static int profile_persist(const Options *o, const char *name) {
+        _cleanup_free_ char *dir = NULL, *path = NULL, *tmp = NULL;
+        const char *conf = o->config ?: CONFIG_DEFAULT_PATH;
+        FILE *f;
+
+        if (asprintf(&dir, "%s.d", conf) < 0 || asprintf(&path, "%s/" PROFILE_DROPIN, dir) < 0 ||
+            asprintf(&tmp, "%s/." PROFILE_DROPIN ".tmp", dir) < 0)
+                return log_oom();
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return log_error_errno(errno, "Cannot make %s: %m", dir);
+        f = fopen(tmp, "we");
+        if (!f)
+                return log_error_errno(errno, "Cannot write %s: %m", tmp);
+        fprintf(f, "# Written by \"r8169-tuned profile %s --persist\"; later drop-ins still win.\n[global]\nprofile = %s\n",
+                name, name);
+        if (fflush(f) != 0 || fsync(fileno(f)) < 0 || fclose(f) != 0) {
+                (void) unlink(tmp);
+                return log_error_errno(errno, "Cannot write %s: %m", tmp);
+        }
+        if (rename(tmp, path) < 0)
+                return log_error_errno(errno, "Cannot write %s: %m", path);
+        log_info("Written to %s.", path);
+        return 0;
+}
+
+int cmd_profile(const Options *o) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        const char *name = o->n_args > 0 ? o->args[0] : NULL;
+        bool service = service_bus_open(o, &bus) >= 0;
+        int r;
+
+        if (o->n_args > 1)
+                return log_error("profile takes one profile name. See r8169-tuned --help."), 2;
+        if (name && profile_from_string(name) < 0)
+                return log_error("Unknown profile \"%s\": expected performance, balanced, powersave or auto.", name), 2;
+        if (!name) {
+                Context c;
+                bool *selected = NULL;
+
+                if (service)
+                        return profile_show_bus(bus);
+                if (context_open_selected(&c, &(Options) { .sysfs = o->sysfs, .config = o->config, .quirks = o->quirks,
+                                                           .profile = o->profile, .state_dir = o->state_dir,
+                                                           .kernel_release = o->kernel_release, .kernel_log = o->kernel_log },
+                                          true, &selected) < 0) {
+                        context_done(&c);
+                        return 1;
+                }
+                printf("%s (%s: %s, power: %s; the service is not running)\n", profile_to_string(c.profile),
+                       o->profile ? "command-line" : "configuration", profile_to_string(context_configured_profile(&c)),
+                       power_source_to_string(c.machine.power));
+                free(selected);
+                context_done(&c);
+                return 0;
+        }
+        if (o->persist && profile_persist(o, name) < 0)
+                return 1;
+        if (!service) {
+                if (o->persist)
+                        return 0;
+                log_error("r8169-tuned.service is not running: there is no run-time profile to switch. "
+                          "\"r8169-tuned profile %s --persist\" writes it to the configuration.", name);
+                return 1;
+        }
+        r = sd_bus_call_method(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, "SetProfile", &error, NULL, "s", name);
+        if (r < 0) {
+                log_error("SetProfile through r8169-tuned.service: %s", error.message ?: strerror(-r));
+                sd_bus_error_free(&error);
+                return 1;
+        }
+        log_info("Profile %s%s.", name, o->persist ? "" : " until the service stops (--persist keeps it)");
+        return 0;
+}

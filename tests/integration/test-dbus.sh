@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# The service's D-Bus API on a private system bus (dbus-daemon with the shipped policy, the
+# system bus's defaults around it), real udevd and journald, as test-daemon: busctl
+# introspects what the XML in conf/dbus says; the CLI switches the profile, restores (the NIC
+# is then left alone) and applies again through the service; verify answers through it,
+# including what the service cannot see (a sysfs value changed by hand); a broken drop-in makes
+# "r8169-tuned reload" exit 1 with the rest in force; a user who is not root may read and
+# verify but not change anything.
+source "$SRCDIR/tests/lib.sh"
+sandbox "$@"
+command -v dbus-daemon >/dev/null || { echo "SKIP: dbus-daemon missing"; exit 77; }
+command -v busctl >/dev/null || { echo "SKIP: busctl missing"; exit 77; }
+feature() { ethtool -k "$1" | awk -v n="$2:" '$1 == n {print $2}'; }
+feature_is() { [[ $(feature "$1" "$2") == "$3" ]]; }
+file_is() { [[ $(cat "$1") == "$2" ]]; }
+NAME=io.github.r8169_tuned1
+OBJ=/io/github/r8169_tuned1
+IFACE=$NAME.Manager
+
+# A system bus as Debian's: nothing owned and no method called unless a policy allows it.
+mkdir -p /run/r8t-bus
+cat >"$TMP/bus.conf" <<XML
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=/run/r8t-bus/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+  </policy>
+  <include>$SRCDIR/conf/dbus/io.github.r8169_tuned1.conf</include>
+</busconfig>
+XML
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/r8t-bus/system_bus_socket
+dbus-daemon --config-file="$TMP/bus.conf" --nofork --nopidfile --nosyslog 2>>"$TMP/bus.log" &
+BPID=$!
+cleanup_hooks+=("kill $BPID 2>/dev/null")
+wait_for 10 test -S /run/r8t-bus/system_bus_socket || { cat "$TMP/bus.log"; fail "dbus-daemon did not start"; finish; exit 1; }
+
+fx=$(fixture desktop-8168c)
+gro=$fx/sys/class/net/enp2s0/gro_flush_timeout
+echo 0 >"$gro"
+ip link add enp2s0 type veth peer name peer0
+mkdir -p "$TMP/a.conf.d"
+printf '[global]\nprofile = performance\n\n[device desk]\nmatch-slot = 02:00.0\ngro_flush_timeout = 20000\n' >"$TMP/a.conf"
+daemon_start "$fx" "$TMP/a.conf"
+cli() { "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$SRCDIR/conf/quirks.d" --config "$TMP/a.conf" \
+        --state-dir "$TMP/state" "$@"; }
+run() { set +e; out=$(cli "$@" 2>&1); rc=$?; set -e; }
+prop() { busctl get-property "$NAME" "$1" "$2" "$3" | cut -d' ' -f2- | tr -d '"'; }
+wait_for 10 file_is "$gro" 20000 && ok || fail "not tuned at start"
+
+# The API is the one the XML describes, member for member.
+python3 - "$SRCDIR/conf/dbus/io.github.r8169_tuned1.Manager.xml" >"$TMP/xml-members" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+for i in ET.parse(sys.argv[1]).getroot().iter("interface"):
+    for m in i:
+        if m.tag in ("method", "property"):
+            print(i.get("name"), m.tag, m.get("name"))
+EOF
+nic_obj=$(busctl get-property "$NAME" "$OBJ" "$IFACE" Nics | awk '{print $3}' | tr -d '"')
+eq "one NIC object (sd_bus_path_encode of the slot)" "$OBJ/nic/_30000_3a02_3a00_2e0" "$nic_obj"
+{
+        busctl introspect --list "$NAME" "$OBJ" "$IFACE" | awk -v i="$IFACE" '$2 == "method" || $2 == "property" {print i, $2, substr($1, 2)}'
+        busctl introspect --list "$NAME" "$nic_obj" "$NAME.Nic" | awk -v i="$NAME.Nic" '$2 == "method" || $2 == "property" {print i, $2, substr($1, 2)}'
+} >"$TMP/live-members"
+eq "introspection = the installed XML" "$(sort "$TMP/xml-members")" "$(sort "$TMP/live-members")"
+eq "NIC: slot, chip, state" "0000:02:00.0 RTL8168c/8111c tuned" \
+        "$(prop "$nic_obj" "$NAME.Nic" Slot) $(prop "$nic_obj" "$NAME.Nic" Chip) $(prop "$nic_obj" "$NAME.Nic" State)"
+contains "NIC: the planned knobs" "gro_flush_timeout" "$(busctl get-property "$NAME" "$nic_obj" "$NAME.Nic" Knobs)"
+
+# profile: shown, switched at run time through the service, back to the configured one.
+run profile
+eq "profile: shown" "performance (configuration: performance, power: no-battery)" "$out"
+run profile powersave
+eq "profile switch: exit" 0 "$rc"
+eq "profile switch: in force" "powersave runtime" "$(prop "$OBJ" "$IFACE" ActiveProfile) $(prop "$OBJ" "$IFACE" ProfileSource)"
+wait_for 10 bash -c "journalctl -D $JOURNAL_DIR -o cat | grep -q 'Profile powersave'" && ok || fail "profile switch: not logged"
+run profile fast
+eq "profile: unknown name is a usage error" 2 "$rc"
+busctl call "$NAME" "$OBJ" "$IFACE" SetProfile s "" >/dev/null
+eq "SetProfile \"\": back to the configuration" "performance configuration" \
+        "$(prop "$OBJ" "$IFACE" ActiveProfile) $(prop "$OBJ" "$IFACE" ProfileSource)"
+
+# verify through the service: as planned; then a value changed by hand that no notification tells of.
+run verify
+eq "verify: as planned" "0" "$rc"
+echo 0 >"$gro"
+run verify --json
+eq "verify: the change by hand" "1 gro_flush_timeout 20000 0" "$rc $(jq -r '.differences[0] | "\(.knob) \(.planned) \(.found)"' <<<"$out")"
+python3 "$SRCDIR/tests/validate-json.py" "$SRCDIR/schema/r8169-tuned.schema.json" verify <<<"$out" && ok || fail "verify --json (service)"
+
+# restore through the service: originals back, the NIC left alone (drift too) until apply.
+run apply
+wait_for 10 file_is "$gro" 20000 && ok || fail "apply through the service"
+run restore
+eq "restore: exit" 0 "$rc"
+contains "restore: says the NICs stay given back" "until \"r8169-tuned apply\" or a restart" "$out"
+eq "restore: originals back" "0 on on" "$(cat "$gro") $(feature enp2s0 tcp-segmentation-offload) $(feature enp2s0 scatter-gather)"
+eq "restore: NIC released" released "$(prop "$nic_obj" "$NAME.Nic" State)"
+ethtool -K enp2s0 sg off >/dev/null
+ethtool -K enp2s0 sg on >/dev/null
+sleep 0.5
+eq "released: no drift handling" "on 0" "$(feature enp2s0 scatter-gather) $(cat "$gro")"
+run verify
+eq "released: verify leaves it out" 0 "$rc"
+run apply enp2s0
+wait_for 10 file_is "$gro" 20000 && ok || fail "apply: not taken back"
+eq "apply: tso off again, tuned" "off tuned" "$(feature enp2s0 tcp-segmentation-offload) $(prop "$nic_obj" "$NAME.Nic" State)"
+run apply enp9s9
+eq "apply of an unknown NIC: exit" 1 "$rc"
+contains "apply of an unknown NIC: said" 'No Realtek NIC "enp9s9"' "$out"
+
+# A broken drop-in: reload exits 1 with file:line, the rest stays in force.
+printf '[device desk]\nmatch-slot = 02:00.0\nrx-usecs = lots\n' >"$TMP/a.conf.d/50-typo.conf"
+run reload
+eq "reload of a broken drop-in: exit" 1 "$rc"
+contains "reload: file:line" "$TMP/a.conf.d/50-typo.conf:3: bad value \"lots\"" "$out"
+contains "ConfigProblems" "50-typo.conf" "$(busctl get-property "$NAME" "$OBJ" "$IFACE" ConfigProblems)"
+run verify
+eq "verify with a problem: exit" 1 "$rc"
+eq "the rest in force" 20000 "$(cat "$gro")"
+rm "$TMP/a.conf.d/50-typo.conf"
+run reload
+eq "reload, fixed: exit" 0 "$rc"
+
+# Not root: may read and verify, may not change anything (the bus policy says no, and the service).
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups env DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" "$@"; }
+set +e
+out=$(as_nobody busctl get-property "$NAME" "$OBJ" "$IFACE" ActiveProfile 2>&1); rc=$?
+set -e
+eq "nobody: reads" "0 s \"performance\"" "$rc $out"
+set +e
+as_nobody busctl call "$NAME" "$OBJ" "$IFACE" Verify >/dev/null 2>&1; rc=$?
+out=$(as_nobody busctl call "$NAME" "$OBJ" "$IFACE" SetProfile s powersave 2>&1); rc2=$?
+set -e
+eq "nobody: verifies" 0 "$rc"
+[[ $rc2 -ne 0 ]] && ok || fail "nobody: SetProfile was allowed"
+contains "nobody: refused" "ccess denied" "$out"
+eq "nobody: nothing changed" performance "$(prop "$OBJ" "$IFACE" ActiveProfile)"
+
+daemon_stop
+eq "stop: exit" 0 "$DRC"
+eq "stop: originals back" 0 "$(cat "$gro")"
+finish
