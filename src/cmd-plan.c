@@ -34,6 +34,40 @@ out:
         return ret;
 }
 
+/* What check-config says beside the problems: the files it read, and [device] sections that match
+ * no NIC of this machine (a typo in a glob passes every check otherwise). */
+static void check_config_here(const Options *o, const Config *config, const QuirkDb *quirks) {
+        Context c;
+        Machine machine;
+
+        for (size_t i = 0; i < config->n_files; i++)
+                printf("Read %s\n", config->files[i]);
+        for (size_t i = 0; i < quirks->n_files; i++)
+                printf("Read %s\n", quirks->files[i]);
+        if (context_open(&c, o, false) < 0) {
+                context_done(&c);
+                return;
+        }
+        machine_read(c.root, o->kernel_release, &machine);
+        for (size_t i = 0; i < config->n_devices; i++) {
+                const ConfigDevice *dev = &config->devices[i];
+                bool any = false;
+
+                for (size_t k = 0; k < c.nics.n && !any; k++)
+                        any = config_device_matches(dev, &c.nics.nics[k], &machine);
+                if (any)
+                        continue;
+                printf("%s:%u: warning: [device %s] matches no NIC here", dev->origin.file, dev->origin.line, dev->name);
+                for (size_t k = 0; k < c.nics.n; k++) {
+                        char chip[700];
+                        printf("%s %s %s (%s)", k == 0 ? "; the NICs are" : ",", c.nics.nics[k].slot,
+                               nic_ifname(&c.nics.nics[k]) ?: "-", report_chip_line(&c.nics.nics[k], chip, sizeof(chip)));
+                }
+                printf("%s\n", c.nics.n == 0 ? "; there is no Realtek NIC" : "");
+        }
+        context_done(&c);
+}
+
 int cmd_check_config(const Options *o) {
         Diagnostics d = {};
         Config config;
@@ -78,6 +112,7 @@ int cmd_check_config(const Options *o) {
         } else {
                 context_check_policy(o, &config, &quirks, &d);
                 n_conf = config.n_files;
+                check_config_here(o, &config, &quirks);
         }
         if (d.n > 0) {
                 diag_print(&d, stderr);

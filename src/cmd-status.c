@@ -45,6 +45,14 @@ int cmd_status(const Options *o) {
                        o->sysfs);
         else
                 report_status_text(stdout, s, n);
+        if (!o->json && c.nics.n > 0) {
+                char verdict[256];
+                int level = log_get_max_level();
+
+                verify_summary(o, verdict, sizeof(verdict));
+                log_set_max_level(level);
+                printf("\nVerdict: %s.\n", verdict);
+        }
         if (!o->json)
                 report_config_problems_text(stdout, &problems);
         context_done(&c);

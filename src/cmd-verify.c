@@ -179,6 +179,35 @@ static int verify_service(sd_bus *bus, const Options *o, Verdict *vd, char **pro
         return 0;
 }
 
+/* The verdict in one line, for status: from the service when it runs, else from a plan here. */
+void verify_summary(const Options *o, char *buf, size_t size) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_free_ char *profile = NULL;
+        bool here = service_bus_open(o, &bus) < 0;
+        Options q = *o;
+        Verdict vd = {};
+        Context c;
+        int r;
+
+        q.n_args = 0; /* every NIC */
+        q.json = false;
+        log_set_max_level(LOG_ERR); /* the problems are listed by status itself */
+        r = here ? verify_here(&q, &vd, &c) : verify_service(bus, &q, &vd, &profile);
+        if (r < 0)
+                snprintf(buf, size, "cannot tell (r8169-tuned verify says why)");
+        else if (verdict_ok(&vd))
+                snprintf(buf, size, "every knob is as planned (profile %s%s)", vd.profile,
+                         here ? "; the service is not running" : ", by the running service");
+        else
+                snprintf(buf, size, "%zu knob%s differ%s from the plan, %zu configuration problem%s (profile %s%s): r8169-tuned verify",
+                         vd.n, vd.n == 1 ? "" : "s", vd.n == 1 ? "s" : "", vd.problems.n, vd.problems.n == 1 ? "" : "s", vd.profile,
+                         here ? "; the service is not running" : "");
+        if (here)
+                context_done(&c);
+        free(vd.v);
+        diag_done(&vd.problems);
+}
+
 int cmd_verify(const Options *o) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_free_ char *profile = NULL;

@@ -66,13 +66,22 @@ static void print_wrapped(FILE *f, const char *first, const char *indent, const 
 void report_unknown_chip_advice(FILE *f, const Nic *n) {
         if (n->chip)
                 return;
+        if (!n->driver[0])
+                print_wrapped(f, "  ", "  ",
+                              "No driver is bound: this NIC does not work at all. The kernel's r8169 may be too old for "
+                              "this chip: a newer kernel (Debian: its backports) is the first thing to try.");
         print_wrapped(f, "  ", "  ",
                       n->xid == CHIP_XID_INVALID
-                              ? "r8169-tuned could not identify this chip, so it changes nothing here. What to do next: run "
-                                "\"r8169-tuned diagnose > report.md\" and see \"Reporting a new chip\" in the README."
-                              : "r8169's chip table does not know this XID, so r8169-tuned changes nothing here. What to do "
-                                "next: run \"r8169-tuned diagnose > report.md\" and see \"Reporting a new chip\" in the "
-                                "README (the kernel asks for the same report).");
+                              ? "r8169-tuned could not identify this chip: no quirk applies to it, only the knob lines of a "
+                                "[device] section that names it; with assume-xid (r8169-tuned.conf(5)) in a section naming "
+                                "its slot, it is treated as that chip. To have it known: \"r8169-tuned diagnose > "
+                                "report.md\", and file that at " R8T_ISSUES_URL " (README: /usr/share/doc/r8169-tuned/README.md.gz, "
+                                "\"Reporting a new chip\")."
+                              : "r8169's chip table does not know this XID: no quirk applies to it, only the knob lines of a "
+                                "[device] section that names it; with assume-xid (r8169-tuned.conf(5)) in a section naming "
+                                "its slot, it is treated as a chip the table knows. To have it known: \"r8169-tuned diagnose > "
+                                "report.md\", and file that at " R8T_ISSUES_URL " (README: /usr/share/doc/r8169-tuned/README.md.gz, "
+                                "\"Reporting a new chip\").");
 }
 
 static const char *reading_cause(const KnobReading *r, char *buf, size_t size) {
@@ -605,11 +614,18 @@ static void plan_guards_text(FILE *f, const NicPlan *p) {
         plan_link_power_text(f, p);
         for (size_t j = 0; j < p->n_other_driver; j++) {
                 char drivers[128], line[512];
-                snprintf(line, sizeof(line), "quirk %s is written for %s; with %s bound its fixes do not hold, so they are not applied",
-                         p->other_driver[j]->id, match_drivers_string(&p->other_driver[j]->match, drivers, sizeof(drivers)),
+                snprintf(line, sizeof(line), "quirk %s is written for %s; with %s bound it is not applied", p->other_driver[j]->id,
+                         match_drivers_string(&p->other_driver[j]->match, drivers, sizeof(drivers)),
                          p->nic->driver[0] ? p->nic->driver : "no driver");
                 print_wrapped(f, "  not applied:", "    ", line);
         }
+        if (p->n_other_driver > 0 && p->nic->driver[0])
+                print_wrapped(f, "    next:", "      ",
+                              p->nic->driver[0] && !streq(p->nic->driver, "r8169")
+                                      ? "with the kernel's r8169 driver bound instead (on Debian: apt remove r8168-dkms, then reboot) "
+                                        "these fixes apply; to tune this driver, set knobs in a [device] section with match-driver "
+                                        "naming it (r8169-tuned.conf(5))"
+                                      : "see r8169-tuned.conf(5) for a [device] section that sets the knobs");
 }
 
 static void plan_nic_text(FILE *f, const PlanReport *r, const NicPlan *p) {
