@@ -154,4 +154,15 @@ eq "nobody: nothing changed" performance "$(prop "$OBJ" "$IFACE" ActiveProfile)"
 daemon_stop
 eq "stop: exit" 0 "$DRC"
 eq "stop: originals back" 0 "$(cat "$gro")"
+
+# Start-up with a broken drop-in: the service starts, the rest is applied, verify says 1.
+printf '[global]\nprofile = turbo\n' >"$TMP/a.conf.d/50-typo.conf"
+daemon_start "$fx" "$TMP/a.conf"
+wait_for 10 file_is "$gro" 20000 && ok || fail "broken drop-in at start: the rest not applied"
+run verify
+eq "broken drop-in at start: verify exit" 1 "$rc"
+contains "broken drop-in at start: verify names it" "$TMP/a.conf.d/50-typo.conf:2: bad profile" "$out"
+contains "broken drop-in at start: in the journal" "50-typo.conf is left out, as a whole" "$(journal_json _PID="$DPID" | jq -r .MESSAGE)"
+daemon_stop
+eq "stop: exit" 0 "$DRC"
 finish
