@@ -110,6 +110,8 @@ LinkWork link_sample_power(Link *l, LinkEnv *e, uint64_t now_usec);
 void link_restore(Link *l, LinkEnv *e, unsigned wait_ms, ApplyStats *st);
 /* The daemon stops: its link power record goes (nobody samples any more). */
 void link_stopped(Link *l, LinkEnv *e);
+/* Restore, then leave the NIC alone (no apply, no drift, no link power) until released is cleared. */
+void link_release(Link *l, LinkEnv *e, unsigned wait_ms, ApplyStats *st);
 
 /* Up with carrier: the ifindex to sample, 0 if none. */
 int link_sample_ifindex(const Link *l);

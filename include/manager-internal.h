@@ -15,6 +15,13 @@
 #define IFF_LOWER_UP 0x10000
 #endif
 
+/* One of power-profiles-daemon's bus names, as profile = auto follows it (manager-bus.c). */
+typedef struct PpdName {
+        struct Manager *m;
+        size_t i;
+        char *owner; /* its unique name while owned: the only sender its signals are taken from */
+} PpdName;
+
 typedef struct Manager {
         const Options *opts;
         Context c;              /* root, backends and policy; c.nics is not used */
@@ -34,6 +41,7 @@ typedef struct Manager {
         sd_bus *bus;
         sd_bus_slot *sleep_slot;
         bool bus_api;           /* the D-Bus API is on the bus (manager-bus.c) */
+        PpdName ppd[2];         /* power-profiles-daemon's new and old names */
         sd_event_source *work;  /* the deferred, coalescing worker */
         sd_event_source *retry; /* a NIC's lock was busy: try again shortly */
         sd_event_source *link_power_timer; /* one wakeup per sample period for every NIC under dynamic link power */
@@ -45,6 +53,8 @@ typedef struct Manager {
         bool records_unsure;    /* the start-up sweep left link power records behind */
 } Manager;
 
+/* What a link operation asked for (LinkWork), done; was_active: its link power sampled before it. */
+void manager_do(Manager *m, Link *l, bool was_active, LinkWork w);
 /* Work for every NIC, or one, at the next idle moment. */
 void manager_schedule(Manager *m);
 void manager_mark_dirty(Manager *m, Link *l);
@@ -57,5 +67,8 @@ void manager_reload(Manager *m);
 int manager_bus_start(Manager *m);
 /* profile = auto: follows power-profiles-daemon on m->bus (manager-bus.c). */
 int manager_bus_watch_desktop(Manager *m);
+void manager_bus_done(Manager *m);
+/* After a rescan: NIC objects added and removed (ObjectManager), the Nics property, each NIC's properties. */
+void manager_bus_nics_changed(Manager *m, const char (*before)[13], size_t n_before);
 /* Tells bus clients what changed: the manager's properties, the NIC list. */
 void manager_bus_changed(Manager *m, const char *property);

@@ -14,9 +14,10 @@ static int refuse_if_service_runs(const Options *o, const char *command) {
         int r = undo_service_running(o->state_dir);
         if (r <= 0)
                 return 0;
-        return log_error_errno(EBUSY, "r8169-tuned.service is running without its D-Bus API and keeps these NICs as "
-                               "configured: %s by hand would be undone. Use \"systemctl reload r8169-tuned\" to apply a "
-                               "changed configuration, \"systemctl stop r8169-tuned\" to restore the original values.", command);
+        return log_error_errno(EBUSY, "r8169-tuned.service is running and keeps these NICs as configured: %s by hand "
+                               "(with options naming another sysfs, configuration, quirks or profile, or with a service that "
+                               "has no D-Bus API) would be undone. Without those options, %s goes through the service; "
+                               "\"systemctl stop r8169-tuned\" restores the original values.", command, command);
 }
 
 static int lock_nic(const Options *o, const char *slot) {

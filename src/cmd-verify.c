@@ -150,12 +150,13 @@ static int verify_service(sd_bus *bus, const Options *o, Verdict *vd, char **pro
         if (r >= 0)
                 r = sd_bus_message_enter_container(reply, 'a', "(sus)");
         while (r >= 0 && (r = sd_bus_message_read(reply, "(sus)", &file, &line, &msg)) > 0) {
-                const char *m = msg + strlen(file);
-                /* the message says "file:line: " already */
-                if (strncmp(msg, file, strlen(file)) == 0 && *m == ':')
-                        m += 1 + strspn(m + 1, "0123456789") + 2;
-                else
-                        m = msg;
+                const char *m = msg;
+                /* the message says "file:line: " (or "file: ") already */
+                if (strncmp(msg, file, strlen(file)) == 0 && msg[strlen(file)] == ':') {
+                        m = msg + strlen(file) + 1;
+                        m += strspn(m, "0123456789");
+                        m += strspn(m, ": ");
+                }
                 diag_add(&vd->problems, file, line, "%s", m);
         }
         if (r >= 0)
@@ -166,11 +167,28 @@ static int verify_service(sd_bus *bus, const Options *o, Verdict *vd, char **pro
         if (r >= 0)
                 r = sd_bus_get_property_strv(bus, "io.github.r8169_tuned1", "/io/github/r8169_tuned1",
                                              "io.github.r8169_tuned1.Manager", "Nics", NULL, &nics);
+        for (int a = 0; r >= 0 && a < o->n_args; a++) {
+                bool known = false;
+                char s[PCI_SLOT_LEN];
+
+                for (char **n = nics; n && *n && !known; n++) {
+                        _cleanup_free_ char *nslot = NULL, *nif = NULL;
+                        if (sd_bus_get_property_string(bus, "io.github.r8169_tuned1", *n, "io.github.r8169_tuned1.Nic", "Slot", NULL, &nslot) >= 0 &&
+                            sd_bus_get_property_string(bus, "io.github.r8169_tuned1", *n, "io.github.r8169_tuned1.Nic", "Interface", NULL, &nif) >= 0)
+                                known = streq(o->args[a], nif) || (pci_slot_normalize(o->args[a], s) >= 0 && streq(s, nslot));
+                }
+                if (!known) {
+                        log_error("No Realtek NIC \"%s\" (an interface name or a PCI slot).", o->args[a]);
+                        r = -ENOENT;
+                }
+        }
         for (char **n = nics; n && *n; n++) {
                 vd->n_nics++;
                 free(*n);
         }
         free(nics);
+        if (r == -ENOENT)
+                return r;
         if (r < 0)
                 return log_error_errno(r, "Cannot read the service's answer: %m");
         if (o->n_args > 0)

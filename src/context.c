@@ -88,7 +88,8 @@ void context_read_policy(const Options *o, Config *config, QuirkDb *quirks, Diag
         load_policy(o, NULL, config, quirks, problems);
         /* Every file with a problem is left out and the rest loaded again, until no other file has
          * one (a lint finding, such as a contradiction, can name a file that was fine alone). */
-        for (int round = 0; problems->n > 0 && round < 8; round++) {
+        /* Each round leaves out at least one more file, so this ends. */
+        while (problems->n > 0) {
                 _cleanup_(diag_done) Diagnostics d = {};
                 bool more = false;
 

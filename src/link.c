@@ -95,7 +95,7 @@ static void link_power_prepare(Link *l, LinkEnv *e) {
 
 /* Sampled now or not: in charge, and the link up with carrier. */
 static LinkWork link_power_update(Link *l, LinkEnv *e) {
-        bool active = l->power.in_charge && !l->power.stopped && link_sample_ifindex(l) > 0;
+        bool active = l->power.in_charge && !l->power.stopped && !l->released && link_sample_ifindex(l) > 0;
         LinkWork w = 0;
 
         if (active && !l->power.active)
@@ -398,6 +398,17 @@ void link_restore(Link *l, LinkEnv *e, unsigned wait_ms, ApplyStats *st) {
         } else
                 (void) restore_nic(&ac, &l->nic, l->nic.slot, st);
         e->writes = ac.writes;
+}
+
+void link_release(Link *l, LinkEnv *e, unsigned wait_ms, ApplyStats *st) {
+        l->released = true;
+        l->dirty = false;
+        l->drift_check = 0;
+        /* Link power hands L1 back too: no sample may take the original for someone else's write. */
+        l->power.in_charge = l->power.active = false;
+        if (l->power.record && link_power_record_remove(e->opts->state_dir, l->nic.slot) >= 0)
+                l->power.record = false;
+        link_restore(l, e, wait_ms, st);
 }
 
 void link_stopped(Link *l, LinkEnv *e) {

@@ -124,8 +124,9 @@ static int method_restore(sd_bus_message *msg, void *userdata, sd_bus_error *err
         for (size_t i = 0; i < m->links.n; i++)
                 if (selected[i]) {
                         Link *l = &m->links.links[i];
-                        link_restore(l, &m->env, 2000, &st);
-                        l->released = true;
+                        bool was = l->power.active;
+                        link_release(l, &m->env, 500, &st);
+                        manager_do(m, l, was, 0);
                         log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, &l->nic, 0,
                                 "given back on request; left alone until Apply (r8169-tuned apply) or a restart");
                 }
@@ -144,6 +145,9 @@ static int method_set_profile(sd_bus_message *msg, void *userdata, sd_bus_error 
                 r = sd_bus_message_read(msg, "s", &name);
         if (r < 0)
                 return r;
+        if (m->opts->profile)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_NOT_SUPPORTED,
+                                         "The service runs with --profile %s, which no run-time profile overrides.", m->opts->profile);
         p = streq(name, "") ? _PROFILE_INVALID : profile_from_string(name);
         if (!streq(name, "") && p < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
@@ -152,6 +156,7 @@ static int method_set_profile(sd_bus_message *msg, void *userdata, sd_bus_error 
         log_info("Profile set at run time: %s.", p >= 0 ? profile_to_string(p) : "back to the configured one");
         manager_update_profile(m);
         manager_bus_changed(m, "Profile");
+        manager_bus_changed(m, "ProfileSource");
         manager_schedule(m);
         return sd_bus_reply_method_return(msg, NULL);
 }
@@ -339,8 +344,7 @@ static int nic_enumerate(sd_bus *bus, const char *prefix, void *userdata, char *
                 return -ENOMEM;
         for (size_t i = 0; i < m->links.n; i++)
                 if (nic_path(&m->links.links[i], &v[i]) < 0) {
-                        strv_free(v, i);
-                        free(v);
+                        strv_free(v, i); /* frees v too */
                         return -ENOMEM;
                 }
         *nodes = v;
@@ -373,8 +377,29 @@ void manager_bus_changed(Manager *m, const char *property) {
                 for (size_t i = 0; i < m->links.n; i++) {
                         _cleanup_free_ char *p = NULL;
                         if (nic_path(&m->links.links[i], &p) >= 0)
-                                (void) sd_bus_emit_properties_changed(m->bus, p, BUS_NIC, "State", "Knobs", NULL);
+                                (void) sd_bus_emit_properties_changed(m->bus, p, BUS_NIC, "Interface", "Driver", "State", "Knobs", NULL);
                 }
+}
+
+void manager_bus_nics_changed(Manager *m, const char (*before)[PCI_SLOT_LEN], size_t n_before) {
+        if (!m->bus_api)
+                return;
+        for (size_t i = 0; i < m->links.n; i++) {
+                _cleanup_free_ char *p = NULL;
+                bool known = false;
+
+                for (size_t j = 0; j < n_before && !known; j++)
+                        known = streq(before[j], m->links.links[i].nic.slot);
+                if (!known && nic_path(&m->links.links[i], &p) >= 0)
+                        (void) sd_bus_emit_object_added(m->bus, p);
+        }
+        for (size_t j = 0; j < n_before; j++) {
+                _cleanup_free_ char *p = NULL;
+
+                if (!link_set_find_slot(&m->links, before[j]) && sd_bus_path_encode(BUS_NIC_PREFIX, before[j], &p) >= 0)
+                        (void) sd_bus_emit_object_removed(m->bus, p);
+        }
+        manager_bus_changed(m, "Nics");
 }
 
 /*
@@ -411,7 +436,7 @@ static void desktop_profile_set(Manager *m, Profile p, const char *said, const c
         manager_schedule(m);
 }
 
-static int ppd_read_profile(Manager *m, sd_bus_message *msg, const char *by) {
+static int ppd_read_profile(PpdName *n, sd_bus_message *msg) {
         const char *s;
         int r;
 
@@ -419,34 +444,57 @@ static int ppd_read_profile(Manager *m, sd_bus_message *msg, const char *by) {
         if (r < 0)
                 return r;
         if (profile_from_ppd(s) < 0)
-                log_debug("%s: unknown profile \"%s\", ignored.", by, s);
+                log_debug("%s: unknown profile \"%s\", ignored.", ppd[n->i].name, s);
         else
-                desktop_profile_set(m, profile_from_ppd(s), s, by);
+                desktop_profile_set(n->m, profile_from_ppd(s), s, ppd[n->i].name);
         return 0;
 }
 
+/* The answer comes from the name's owner: from now on only its signals count. */
 static int on_ppd_get(sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        if (sd_bus_message_is_method_error(reply, NULL))
+        PpdName *n = userdata;
+        const char *sender = sd_bus_message_get_sender(reply);
+
+        if (sd_bus_message_is_method_error(reply, NULL) || !sender)
                 return 0; /* that name has no owner: the other may */
-        return ppd_read_profile(userdata, reply, "power-profiles-daemon");
+        if (!n->owner || !streq(n->owner, sender)) {
+                free(n->owner);
+                n->owner = strdup(sender);
+        }
+        return ppd_read_profile(n, reply);
 }
 
-static void ppd_ask(Manager *m, size_t i) {
-        (void) sd_bus_call_method_async(m->bus, NULL, ppd[i].name, ppd[i].path, "org.freedesktop.DBus.Properties", "Get",
-                                        on_ppd_get, m, "ss", ppd[i].name, "ActiveProfile");
+/* Asked without starting it: it has D-Bus activation files, and an admin may have stopped it. */
+static void ppd_ask(PpdName *n) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_call(n->m->bus, &msg, ppd[n->i].name, ppd[n->i].path, "org.freedesktop.DBus.Properties", "Get");
+        if (r >= 0)
+                r = sd_bus_message_set_auto_start(msg, false);
+        if (r >= 0)
+                r = sd_bus_message_append(msg, "ss", ppd[n->i].name, "ActiveProfile");
+        if (r >= 0)
+                r = sd_bus_call_async(n->m->bus, NULL, msg, on_ppd_get, n, 0);
+        if (r < 0)
+                log_debug_errno(r, "Cannot ask %s: %m", ppd[n->i].name);
 }
 
 static int on_ppd_changed(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        const char *iface, *key;
+        PpdName *n = userdata;
+        const char *iface, *key, *sender = sd_bus_message_get_sender(msg);
         int r;
 
+        /* Anyone may send a signal: only the owner's count. */
+        if (!n->owner || !sender || !streq(sender, n->owner))
+                return 0;
         r = sd_bus_message_read(msg, "s", &iface);
         if (r >= 0)
                 r = sd_bus_message_enter_container(msg, 'a', "{sv}");
         while (r >= 0 && (r = sd_bus_message_enter_container(msg, 'e', "sv")) > 0) {
                 r = sd_bus_message_read(msg, "s", &key);
                 if (r >= 0 && streq(key, "ActiveProfile"))
-                        r = ppd_read_profile(userdata, msg, iface);
+                        r = ppd_read_profile(n, msg);
                 else if (r >= 0)
                         r = sd_bus_message_skip(msg, "v");
                 if (r >= 0)
@@ -456,24 +504,25 @@ static int on_ppd_changed(sd_bus_message *msg, void *userdata, sd_bus_error *err
 }
 
 static int on_ppd_owner(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        const char *name, *old_owner, *new_owner;
+        PpdName *n = userdata;
+        Manager *m = n->m;
+        const char *name, *old_owner, *new_owner, *sender = sd_bus_message_get_sender(msg);
 
-        if (sd_bus_message_read(msg, "sss", &name, &old_owner, &new_owner) < 0)
+        if (!sender || !streq(sender, "org.freedesktop.DBus") ||
+            sd_bus_message_read(msg, "sss", &name, &old_owner, &new_owner) < 0 || !streq(name, ppd[n->i].name))
                 return 0;
-        for (size_t i = 0; i < ELEMENTSOF(ppd); i++) {
-                if (!streq(name, ppd[i].name))
-                        continue;
-                if (new_owner && *new_owner)
-                        ppd_ask(m, i);
-                else {
-                        /* Gone: by power source, unless the other name is still owned (then it says). */
-                        desktop_profile_set(m, _PROFILE_INVALID, NULL, name);
-                        for (size_t j = 0; j < ELEMENTSOF(ppd); j++)
-                                if (j != i)
-                                        ppd_ask(m, j);
-                }
+        free(n->owner);
+        n->owner = NULL;
+        if (new_owner && *new_owner) {
+                n->owner = strdup(new_owner);
+                ppd_ask(n);
+                return 0;
         }
+        /* Gone: by power source, unless the other name is still owned (then it says). */
+        desktop_profile_set(m, _PROFILE_INVALID, NULL, name);
+        for (size_t j = 0; j < ELEMENTSOF(ppd); j++)
+                if (j != n->i)
+                        ppd_ask(&m->ppd[j]);
         return 0;
 }
 
@@ -481,19 +530,28 @@ int manager_bus_watch_desktop(Manager *m) {
         int r = 0;
 
         for (size_t i = 0; r >= 0 && i < ELEMENTSOF(ppd); i++) {
+                PpdName *n = &m->ppd[i];
                 char match[256];
 
+                *n = (PpdName) { .m = m, .i = i };
                 r = sd_bus_match_signal(m->bus, NULL, ppd[i].name, ppd[i].path, "org.freedesktop.DBus.Properties",
-                                        "PropertiesChanged", on_ppd_changed, m);
+                                        "PropertiesChanged", on_ppd_changed, n);
                 snprintf(match, sizeof(match),
                          "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
                          "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='%s'", ppd[i].name);
                 if (r >= 0)
-                        r = sd_bus_add_match(m->bus, NULL, match, on_ppd_owner, m);
+                        r = sd_bus_add_match(m->bus, NULL, match, on_ppd_owner, n);
                 if (r >= 0)
-                        ppd_ask(m, i);
+                        ppd_ask(n);
         }
         if (r < 0)
                 log_warning_errno(r, "Cannot follow power-profiles-daemon (%m): profile auto follows the power source.");
         return r;
+}
+
+void manager_bus_done(Manager *m) {
+        for (size_t i = 0; i < ELEMENTSOF(m->ppd); i++) {
+                free(m->ppd[i].owner);
+                m->ppd[i].owner = NULL;
+        }
 }

@@ -60,7 +60,7 @@ static void manager_work_link(Manager *m, Link *l);
  * What a link's operation asked for, done: whether its link power is sampled now (the one
  * timer runs while any is), the queue, a retry, an apply at once. was_active: before it.
  */
-static void manager_do(Manager *m, Link *l, bool was_active, LinkWork w) {
+void manager_do(Manager *m, Link *l, bool was_active, LinkWork w) {
         if (l->power.active != was_active) {
                 m->n_lp_active = l->power.active ? m->n_lp_active + 1 : m->n_lp_active - 1;
                 manager_link_power_arm(m);
@@ -82,10 +82,17 @@ static void manager_do(Manager *m, Link *l, bool was_active, LinkWork w) {
 static int manager_rescan(Manager *m) {
         /* At start-up the leftovers' sweep removed every record: none is looked for. */
         SlotClaims claims = config_claims(&m->c.config);
-        int r = link_set_rescan(&m->links, m->c.root, &claims, m->opts->kernel_log, m->running || m->records_unsure);
+        _cleanup_free_ char (*before)[PCI_SLOT_LEN] = calloc(m->links.n + 1, PCI_SLOT_LEN);
+        size_t n_before = m->links.n;
+        int r;
 
+        for (size_t i = 0; before && i < n_before; i++)
+                memcpy(before[i], m->links.links[i].nic.slot, PCI_SLOT_LEN);
+        r = link_set_rescan(&m->links, m->c.root, &claims, m->opts->kernel_log, m->running || m->records_unsure);
         if (r < 0)
                 return r;
+        if (before)
+                manager_bus_nics_changed(m, (const char (*)[PCI_SLOT_LEN]) before, n_before);
         m->n_queue = 0;
         m->n_tuned = m->n_waiting = m->n_unsupported = 0;
         m->n_lp_active = 0;
@@ -243,11 +250,10 @@ static int on_device(sd_device_monitor *monitor, sd_device *d, void *userdata) {
 
         (void) sd_device_get_subsystem(d, &subsystem);
         if (subsystem && streq(subsystem, "power_supply")) {
-                Profile asked = context_configured_profile(&m->c);
-                if (asked == PROFILE_BALANCED || asked == PROFILE_AUTO) {
-                        manager_update_profile(m);
-                        manager_schedule(m);
-                }
+                /* The power source is a property; under balanced and auto it also picks the profile. */
+                manager_update_profile(m);
+                manager_bus_changed(m, "PowerSource");
+                manager_schedule(m);
                 return 0;
         }
         /* Bursts coalesce: each event only marks work; the worker runs when the queue is drained. */
@@ -397,6 +403,8 @@ void manager_reload(Manager *m) {
         on_work(m->work, m);
         manager_notify_status(m, "READY=1\n");
         manager_bus_changed(m, "ConfigProblems");
+        manager_bus_changed(m, "Profile");
+        manager_bus_changed(m, "ProfileSource");
         manager_bus_changed(m, "Nics");
 }
 
@@ -438,6 +446,7 @@ static void manager_free(Manager *m) {
         sd_device_monitor_unref(m->monitor);
         sd_bus_slot_unref(m->sleep_slot);
         sd_bus_flush_close_unref(m->bus);
+        manager_bus_done(m);
         netlink_monitor_free(m->rtnl);
         netlink_monitor_free(m->ethmon);
         context_done(&m->c);

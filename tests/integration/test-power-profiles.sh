@@ -76,6 +76,12 @@ wait_for 10 prop_is ActiveProfile powersave && ok || fail "desktop power-saver: 
 wait_for 10 file_is "$clkpm" 1 && ok || fail "powersave: clock PM not back on"
 contains "logged" "Desktop power profile power-saver" "$(journal_json _PID="$DPID" | jq -r .MESSAGE)"
 
+# A signal that claims to be power-profiles-daemon's but comes from someone else is not taken.
+busctl emit /net/hadess/PowerProfiles org.freedesktop.DBus.Properties PropertiesChanged 'sa{sv}as' \
+        net.hadess.PowerProfiles 1 ActiveProfile s performance 0
+sleep 0.5
+eq "a forged PropertiesChanged: ignored" "powersave power-saver" "$(prop ActiveProfile) $(powerprofilesctl get)"
+
 powerprofilesctl set balanced
 wait_for 10 prop_is ActiveProfile "$want_balanced" && ok || fail "desktop balanced: not followed"
 [[ $want_balanced == performance ]] && { wait_for 10 file_is "$clkpm" 0 && ok || fail "performance: clock PM not off"; }
