@@ -40,6 +40,9 @@ static void check_config_here(const Options *o, const Config *config, const Quir
         Context c;
         Machine machine;
 
+        if (config->n_files == 0)
+                printf("No configuration file at %s (nor drop-ins in %s.d): the defaults apply\n", o->config ?: CONFIG_DEFAULT_PATH,
+                       o->config ?: CONFIG_DEFAULT_PATH);
         for (size_t i = 0; i < config->n_files; i++)
                 printf("Read %s\n", config->files[i]);
         for (size_t i = 0; i < quirks->n_files; i++)
