@@ -173,15 +173,15 @@ int cmd_profile(const Options *o) {
         if (name && profile_from_string(name) < 0)
                 return log_error("Unknown profile \"%s\": expected performance, balanced, powersave or auto.", name), 2;
         if (!name) {
-                Context c;
+                Options every = *o; /* the context keeps a pointer to it: as long as c lives */
                 bool *selected = NULL;
+                Context c;
 
                 if (service)
                         return profile_show_bus(bus);
-                if (context_open_selected(&c, &(Options) { .sysfs = o->sysfs, .config = o->config, .quirks = o->quirks,
-                                                           .profile = o->profile, .state_dir = o->state_dir,
-                                                           .kernel_release = o->kernel_release, .kernel_log = o->kernel_log },
-                                          true, &selected) < 0) {
+                every.args = NULL;
+                every.n_args = 0;
+                if (context_open_selected(&c, &every, true, &selected) < 0) {
                         context_done(&c);
                         return 1;
                 }
