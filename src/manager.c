@@ -250,10 +250,15 @@ static int on_device(sd_device_monitor *monitor, sd_device *d, void *userdata) {
 
         (void) sd_device_get_subsystem(d, &subsystem);
         if (subsystem && streq(subsystem, "power_supply")) {
-                /* The power source is a property; under balanced and auto it also picks the profile. */
+                /* The power source is a property; under balanced and auto it also picks the profile. A
+                 * battery's uevents (its charge, every minute or so) change neither: nothing is said. */
+                PowerSource before = m->c.machine.power;
+
                 manager_update_profile(m);
-                manager_bus_changed(m, "PowerSource");
-                manager_schedule(m);
+                if (m->c.machine.power != before) {
+                        manager_bus_changed(m, "PowerSource");
+                        manager_schedule(m);
+                }
                 return 0;
         }
         /* Bursts coalesce: each event only marks work; the worker runs when the queue is drained. */
