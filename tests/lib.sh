@@ -116,6 +116,50 @@ sandbox() {
         JOURNAL_DIR=/run/log/journal
 }
 
+# system_bus_config open|debian [POLICY-FILE...] -> a private D-Bus system bus's configuration,
+# its socket in this sandbox's /run, DBUS_SYSTEM_BUS_ADDRESS exported. "open": anyone owns and
+# calls anything (stand-ins need that); "debian": as Debian's system.conf, nothing owned and no
+# method called unless a policy file allows it. system_bus_start (again after a kill) runs
+# dbus-daemon on it; BPID is its PID.
+system_bus_config() {
+        local mode=$1 f rules includes=""
+        shift
+        if [[ $mode == open ]]; then
+                rules='<allow own="*"/><allow send_type="method_call"/><allow send_type="signal"/>
+    <allow send_type="method_return"/><allow send_type="error"/>'
+        else
+                rules='<deny own="*"/><deny send_type="method_call"/><allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/><allow send_requested_reply="true" send_type="error"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>'
+        fi
+        for f in "$@"; do includes+="  <include>$f</include>"$'\n'; done
+        mkdir -p /run/r8t-bus
+        cat >"$TMP/bus.conf" <<XML
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=/run/r8t-bus/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    $rules
+    <allow receive_type="method_call"/><allow receive_type="method_return"/>
+    <allow receive_type="error"/><allow receive_type="signal"/>
+  </policy>
+$includes</busconfig>
+XML
+        export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/r8t-bus/system_bus_socket
+}
+system_bus_start() {
+        rm -f /run/r8t-bus/system_bus_socket
+        dbus-daemon --config-file="$TMP/bus.conf" --nofork --nopidfile --nosyslog 2>>"$TMP/bus.log" &
+        BPID=$!
+        cleanup_hooks+=("kill $BPID 2>/dev/null")
+        wait_for 10 test -S /run/r8t-bus/system_bus_socket || { cat "$TMP/bus.log" >&2; echo "dbus-daemon did not start"; exit 1; }
+}
+
 # journal_json [MATCH...] -> this sandbox's journal as JSON lines
 journal_json() { journalctl -D "$JOURNAL_DIR" -o json --no-pager "$@" 2>/dev/null; }
 

@@ -18,36 +18,8 @@ OBJ=/io/github/r8169_tuned1
 IFACE=$NAME.Manager
 
 # A system bus as Debian's: nothing owned and no method called unless a policy allows it.
-mkdir -p /run/r8t-bus
-cat >"$TMP/bus.conf" <<XML
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=/run/r8t-bus/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
-  </policy>
-  <include>$SRCDIR/conf/dbus/io.github.r8169_tuned1.conf</include>
-</busconfig>
-XML
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/r8t-bus/system_bus_socket
-dbus-daemon --config-file="$TMP/bus.conf" --nofork --nopidfile --nosyslog 2>>"$TMP/bus.log" &
-BPID=$!
-cleanup_hooks+=("kill $BPID 2>/dev/null")
-wait_for 10 test -S /run/r8t-bus/system_bus_socket || { cat "$TMP/bus.log"; fail "dbus-daemon did not start"; finish; exit 1; }
+system_bus_config debian "$SRCDIR/conf/dbus/io.github.r8169_tuned1.conf"
+system_bus_start
 
 fx=$(fixture desktop-8168c)
 gro=$fx/sys/class/net/enp2s0/gro_flush_timeout

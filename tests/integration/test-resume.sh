@@ -14,36 +14,7 @@ file_is() { [[ $(cat "$1") == "$2" ]]; }
 resumed_logged() { journal_json _PID="$DPID" | jq -r .MESSAGE | grep -c '^Resumed from suspend' || true; }
 
 # The private system bus, on a socket in this test's own /run (a tmpfs of the sandbox).
-mkdir -p /run/r8t-bus
-cat >"$TMP/bus.conf" <<'XML'
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=/run/r8t-bus/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_type="method_call"/>
-    <allow send_type="method_return"/>
-    <allow send_type="signal"/>
-    <allow send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="signal"/>
-    <allow receive_type="error"/>
-  </policy>
-</busconfig>
-XML
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/r8t-bus/system_bus_socket
-bus_start() {
-        rm -f /run/r8t-bus/system_bus_socket
-        dbus-daemon --config-file="$TMP/bus.conf" --nofork --nopidfile --nosyslog 2>>"$TMP/bus.log" &
-        BPID=$!
-        cleanup_hooks+=("kill $BPID 2>/dev/null")
-        wait_for 10 test -S /run/r8t-bus/system_bus_socket || { echo "dbus-daemon did not start"; exit 1; }
-}
+system_bus_config open
 
 # The stand-in reads its commands from a FIFO; each is acknowledged with "sent" once flushed.
 mkfifo "$TMP/standin.in"
@@ -93,7 +64,7 @@ ip link add enp3s0 type veth peer name peer0
 ethtool -K enp3s0 sg off tso off >/dev/null
 
 ########## 1. Suspend and resume with logind on the bus
-bus_start
+system_bus_start
 standin_start
 daemon_start "$fx" "$TMP/perf.conf"
 wait_for 10 tuned && ok || fail "start: not tuned"
