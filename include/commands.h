@@ -20,8 +20,8 @@ int service_bus_open(const Options *o, sd_bus **ret);
 int service_apply(sd_bus *bus, const Options *o);
 int service_restore(sd_bus *bus, const Options *o);
 int service_reload(sd_bus *bus, const Options *o);
-/* One line: is the plan in force? (for status) */
-void verify_summary(const Options *o, char *buf, size_t size);
+/* The running service's verdict in one line (for status); false when no service answers. */
+bool verify_summary_service(const Options *o, char *buf, size_t size);
 int cmd_diagnose(const Options *o);
 int cmd_knobs(const Options *o);
 int cmd_metrics(const Options *o);

@@ -15,6 +15,8 @@ void diag_add(Diagnostics *d, const char *file, unsigned line, const char *fmt, 
 void diag_done(Diagnostics *d);
 /* Whether any message is about this file (or directory). */
 bool diag_names_file(const Diagnostics *d, const char *file);
+/* Appends a message as diag_add() formats them (one that starts with its "file:line: " keeps it once). */
+void diag_add_message(Diagnostics *d, const char *file, unsigned line, const char *msg);
 /* Appends message i of from to to. */
 void diag_copy(Diagnostics *to, const Diagnostics *from, size_t i);
 /* Line order within each file, files in the order they were first complained about. */

@@ -56,8 +56,11 @@ void context_done(Context *c);
  * MESSAGE_ID) and kept in problems (which the caller frees with diag_done()).
  */
 void context_read_policy(const Options *o, Config *config, QuirkDb *quirks, Diagnostics *problems);
+/* The same, saying nothing (the caller shows the problems itself). */
+void context_read_policy_quiet(const Options *o, Config *config, QuirkDb *quirks, Diagnostics *problems);
 /* context_read_policy() into c (replacing what it had), then the profile. */
 void context_load_policy(Context *c);
+void context_load_policy_quiet(Context *c);
 /* The profile asked for: --profile, else the configuration's. */
 Profile context_configured_profile(const Context *c);
 /* Reads the machine (power source, DMI) and resolves the profile; whether it changed. */
@@ -75,6 +78,8 @@ bool context_tx_guard(Context *c, const Nic *n, uint64_t *ret_timeouts);
 void context_record_tx_guard(Context *c, const Nic *n, const NicPlan *plan);
 /* Reads a NIC's knobs and plans it with the loaded policy (and the tx-timeout guard). */
 void context_plan_nic(Context *c, const Nic *n, KnobReading current[_KNOB_MAX], NicPlan *ret);
+/* The same from knobs already read (status: one read for the listing and the verdict). */
+void context_plan_nic_read(Context *c, const Nic *n, const KnobReading current[_KNOB_MAX], NicPlan *ret);
 /*
  * The daemon's: with dynamic link power in a state (NULL: L1 planned statically), reading
  * only the knobs the plan can have items for (plan_knobs_needed) and listing nothing held back.

@@ -155,8 +155,11 @@ static int profile_persist(const Options *o, const char *name) {
                 (void) unlink(tmp);
                 return log_error_errno(errno, "Cannot write %s: %m", tmp);
         }
-        if (rename(tmp, path) < 0)
-                return log_error_errno(errno, "Cannot write %s: %m", path);
+        if (rename(tmp, path) < 0) {
+                int r = -errno;
+                (void) unlink(tmp);
+                return log_error_errno(r, "Cannot write %s: %m", path);
+        }
         log_info("Written to %s.", path);
         return 0;
 }

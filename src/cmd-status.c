@@ -3,19 +3,37 @@
 #include "log.h"
 #include "report.h"
 
+/* The verdict without the service: the plan of each NIC listed, from the knobs just read. */
+static void verdict_here(Context *c, const NicStatus *s, size_t n, char *buf, size_t size) {
+        size_t differ = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                NicPlan p;
+
+                context_plan_nic_read(c, s[i].nic, s[i].knobs, &p);
+                for (size_t k = 0; !p.ignored && k < p.n; k++)
+                        differ += p.items[k].action == PLAN_CHANGE;
+        }
+        if (differ == 0 && c->problems.n == 0)
+                snprintf(buf, size, "every knob is as planned (profile %s; the service is not running)", profile_to_string(c->profile));
+        else
+                snprintf(buf, size, "%zu knob%s differ%s from the plan, %zu configuration problem%s (profile %s; the service is "
+                         "not running): r8169-tuned verify", differ, differ == 1 ? "" : "s", differ == 1 ? "s" : "",
+                         c->problems.n, c->problems.n == 1 ? "" : "s", profile_to_string(c->profile));
+}
+
 int cmd_status(const Options *o) {
-        _cleanup_(diag_done) Diagnostics problems = {};
         _cleanup_free_ NicStatus *s = NULL;
         _cleanup_free_ bool *selected = NULL;
         size_t n = 0;
-        Config config;
-        QuirkDb quirks;
         Context c;
 
         if (context_open_selected(&c, o, false, &selected) < 0) {
                 context_done(&c);
                 return 1;
         }
+        /* For the verdict and the problems, which status shows itself. */
+        context_load_policy_quiet(&c);
         s = calloc(c.nics.n ?: 1, sizeof(NicStatus));
         if (!s) {
                 context_done(&c);
@@ -31,12 +49,8 @@ int cmd_status(const Options *o) {
                 s[n].link_power_known = link_power_record_load(o->state_dir, s[n].nic->slot, &s[n].link_power) >= 0;
                 n++;
         }
-        /* What the files say is not this command's business, but a problem in them is. */
-        context_check_policy(o, &config, &quirks, &problems);
-        config_done(&config);
-        quirk_db_done(&quirks);
         if (o->json)
-                report_status_json(stdout, s, n, &problems);
+                report_status_json(stdout, s, n, &c.problems);
         else if (c.nics.n == 0)
                 printf("No Realtek NIC found under %s.\n"
                        "To see what r8169-tuned reports on a real Realtek machine, try a fixture:\n"
@@ -45,16 +59,15 @@ int cmd_status(const Options *o) {
                        o->sysfs);
         else
                 report_status_text(stdout, s, n);
-        if (!o->json && c.nics.n > 0) {
+        if (!o->json && n > 0) {
                 char verdict[256];
-                int level = log_get_max_level();
 
-                verify_summary(o, verdict, sizeof(verdict));
-                log_set_max_level(level);
+                if (!verify_summary_service(o, verdict, sizeof(verdict)))
+                        verdict_here(&c, s, n, verdict, sizeof(verdict));
                 printf("\nVerdict: %s.\n", verdict);
         }
         if (!o->json)
-                report_config_problems_text(stdout, &problems);
+                report_config_problems_text(stdout, &c.problems);
         context_done(&c);
         return 0;
 }

@@ -150,14 +150,7 @@ static int verify_service(sd_bus *bus, const Options *o, Verdict *vd, char **pro
         if (r >= 0)
                 r = sd_bus_message_enter_container(reply, 'a', "(sus)");
         while (r >= 0 && (r = sd_bus_message_read(reply, "(sus)", &file, &line, &msg)) > 0) {
-                const char *m = msg;
-                /* the message says "file:line: " (or "file: ") already */
-                if (strncmp(msg, file, strlen(file)) == 0 && msg[strlen(file)] == ':') {
-                        m = msg + strlen(file) + 1;
-                        m += strspn(m, "0123456789");
-                        m += strspn(m, ": ");
-                }
-                diag_add(&vd->problems, file, line, "%s", m);
+                diag_add_message(&vd->problems, file, line, msg);
         }
         if (r >= 0)
                 r = sd_bus_message_exit_container(reply);
@@ -197,33 +190,29 @@ static int verify_service(sd_bus *bus, const Options *o, Verdict *vd, char **pro
         return 0;
 }
 
-/* The verdict in one line, for status: from the service when it runs, else from a plan here. */
-void verify_summary(const Options *o, char *buf, size_t size) {
+/* The running service's verdict in one line, for status; false when no service answers. */
+bool verify_summary_service(const Options *o, char *buf, size_t size) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_free_ char *profile = NULL;
-        bool here = service_bus_open(o, &bus) < 0;
-        Options q = *o;
+        Options every = *o;
         Verdict vd = {};
-        Context c;
         int r;
 
-        q.n_args = 0; /* every NIC */
-        q.json = false;
-        log_set_max_level(LOG_ERR); /* the problems are listed by status itself */
-        r = here ? verify_here(&q, &vd, &c) : verify_service(bus, &q, &vd, &profile);
+        if (service_bus_open(o, &bus) < 0)
+                return false;
+        every.n_args = 0;
+        r = verify_service(bus, &every, &vd, &profile);
         if (r < 0)
-                snprintf(buf, size, "cannot tell (r8169-tuned verify says why)");
+                snprintf(buf, size, "the service did not answer (r8169-tuned verify says more)");
         else if (verdict_ok(&vd))
-                snprintf(buf, size, "every knob is as planned (profile %s%s)", vd.profile,
-                         here ? "; the service is not running" : ", by the running service");
+                snprintf(buf, size, "every knob is as planned (profile %s, by the running service)", vd.profile);
         else
-                snprintf(buf, size, "%zu knob%s differ%s from the plan, %zu configuration problem%s (profile %s%s): r8169-tuned verify",
-                         vd.n, vd.n == 1 ? "" : "s", vd.n == 1 ? "s" : "", vd.problems.n, vd.problems.n == 1 ? "" : "s", vd.profile,
-                         here ? "; the service is not running" : "");
-        if (here)
-                context_done(&c);
+                snprintf(buf, size, "%zu knob%s differ%s from the plan, %zu configuration problem%s (profile %s, by the running "
+                         "service): r8169-tuned verify", vd.n, vd.n == 1 ? "" : "s", vd.n == 1 ? "s" : "", vd.problems.n,
+                         vd.problems.n == 1 ? "" : "s", vd.profile);
         free(vd.v);
         diag_done(&vd.problems);
+        return true;
 }
 
 int cmd_verify(const Options *o) {

@@ -46,17 +46,20 @@ bool diag_names_file(const Diagnostics *d, const char *file) {
         return false;
 }
 
-void diag_copy(Diagnostics *to, const Diagnostics *from, size_t i) {
-        const char *m = from->msgs[i], *file = from->files[i];
+void diag_add_message(Diagnostics *d, const char *file, unsigned line, const char *msg) {
         size_t skip = strlen(file);
 
-        /* The message carries "file:line: " already: add what follows it. */
-        if (strncmp(m, file, skip) == 0 && m[skip] == ':') {
-                m += skip + 1;
-                m += strspn(m, "0123456789");
-                m += strspn(m, ": ");
+        /* The message carries "file:line: " (or "file: ") already: add what follows it. */
+        if (strncmp(msg, file, skip) == 0 && msg[skip] == ':') {
+                msg += skip + 1;
+                msg += strspn(msg, "0123456789");
+                msg += strspn(msg, ": ");
         }
-        diag_add(to, file, from->lines[i], "%s", m);
+        diag_add(d, file, line, "%s", msg);
+}
+
+void diag_copy(Diagnostics *to, const Diagnostics *from, size_t i) {
+        diag_add_message(to, from->files[i], from->lines[i], from->msgs[i]);
 }
 
 void diag_done(Diagnostics *d) {

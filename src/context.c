@@ -8,16 +8,14 @@
 #include "nic-log.h"
 #include "undo.h"
 
-/* The slots the configuration claims, for a command that loads no policy (status, restore):
- * a configuration with errors claims nothing, as it would apply nothing. */
+/* The slots the configuration claims, for a command that loads no policy (restore, diagnose):
+ * the daemon's, from the files without problems. */
 static void read_claims(const Options *o, Config *ret) {
         _cleanup_(diag_done) Diagnostics d = {};
+        QuirkDb quirks;
 
-        (void) config_load(ret, o->config ?: CONFIG_DEFAULT_PATH, false, &d);
-        if (d.n > 0) {
-                config_done(ret);
-                log_debug("The configuration has errors: no slot it names is claimed.");
-        }
+        context_read_policy_quiet(o, ret, &quirks, &d);
+        quirk_db_done(&quirks);
 }
 
 int context_open(Context *c, const Options *o, bool policy) {
@@ -81,9 +79,7 @@ void context_check_policy(const Options *o, Config *config, QuirkDb *quirks, Dia
         load_policy(o, NULL, config, quirks, d);
 }
 
-void context_read_policy(const Options *o, Config *config, QuirkDb *quirks, Diagnostics *problems) {
-        size_t files = 0;
-
+void context_read_policy_quiet(const Options *o, Config *config, QuirkDb *quirks, Diagnostics *problems) {
         *problems = (Diagnostics) {};
         load_policy(o, NULL, config, quirks, problems);
         /* Every file with a problem is left out and the rest loaded again, until no other file has
@@ -105,6 +101,12 @@ void context_read_policy(const Options *o, Config *config, QuirkDb *quirks, Diag
                         break;
         }
         diag_sort(problems);
+}
+
+void context_read_policy(const Options *o, Config *config, QuirkDb *quirks, Diagnostics *problems) {
+        size_t files = 0;
+
+        context_read_policy_quiet(o, config, quirks, problems);
         for (size_t i = 0; i < problems->n; i++)
                 log_internal(LOG_ERR, 0, (const char *[]) { "MESSAGE_ID=" R8T_MESSAGE_CONFIG_REJECTED, NULL }, "%s",
                              problems->msgs[i]);
@@ -142,12 +144,15 @@ bool context_update_profile(Context *c) {
         return true;
 }
 
-void context_load_policy(Context *c) {
+static void load_into(Context *c, bool quiet) {
         Diagnostics problems;
         Config config;
         QuirkDb quirks;
 
-        context_read_policy(c->opts, &config, &quirks, &problems);
+        if (quiet)
+                context_read_policy_quiet(c->opts, &config, &quirks, &problems);
+        else
+                context_read_policy(c->opts, &config, &quirks, &problems);
         config_done(&c->config);
         quirk_db_done(&c->quirks);
         diag_done(&c->problems);
@@ -156,6 +161,14 @@ void context_load_policy(Context *c) {
         c->problems = problems;
         c->profile = _PROFILE_INVALID;
         (void) context_update_profile(c);
+}
+
+void context_load_policy(Context *c) {
+        load_into(c, false);
+}
+
+void context_load_policy_quiet(Context *c) {
+        load_into(c, true);
 }
 
 int context_select(Context *c, char **args, int n_args, bool *selected) {
@@ -203,6 +216,16 @@ static void plan_with(Context *c, const Nic *n, const PlanLinkPower *link_power,
 void context_plan_nic_daemon(Context *c, const Nic *n, const PlanLinkPower *link_power, KnobReading current[_KNOB_MAX],
                              NicPlan *ret) {
         plan_with(c, n, link_power, true, current, ret);
+}
+
+void context_plan_nic_read(Context *c, const Nic *n, const KnobReading current[_KNOB_MAX], NicPlan *ret) {
+        uint64_t timeouts;
+        bool guard = context_tx_guard(c, n, &timeouts);
+        PlanInput in = { .nic = n, .current = current, .quirks = &c->quirks, .config = &c->config,
+                         .profile = c->profile, .machine = &c->machine, .show_held_back = true,
+                         .tx_guard = guard, .tx_timeouts = timeouts };
+
+        plan_nic(&in, ret);
 }
 
 void context_plan_nic(Context *c, const Nic *n, KnobReading current[_KNOB_MAX], NicPlan *ret) {
