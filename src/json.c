@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <inttypes.h>
+#include <math.h>
 
 #include "json.h"
 
@@ -67,7 +68,11 @@ void json_null(JsonWriter *w) {
 
 void json_fixed(JsonWriter *w, double v, int decimals) {
         json_next(w);
-        fprintf(w->f, "%.*f", decimals, v);
+        /* JSON has no NaN or infinity: a value that is none is null. */
+        if (isfinite(v))
+                fprintf(w->f, "%.*f", decimals, v);
+        else
+                fputs("null", w->f);
 }
 
 void json_words(JsonWriter *w, const char *words) {

@@ -63,7 +63,7 @@ step_done "$deb1, $deb2"
 
 ########## The machine's root: debootstrap once, then from the cache
 # What the machine has: systemd as PID 1 and what the package needs to run, nothing to build.
-packages=systemd,systemd-sysv,dbus,iproute2,ethtool,procps,libpci3,libnl-3-200,libnl-genl-3-200,libsystemd0,libinih1
+packages=systemd,systemd-sysv,dbus,iproute2,ethtool,procps,libpci3,libnl-3-200,libnl-genl-3-200,libsystemd0,libinih1,libjson-c5
 # The release this machine runs (Debian 12 bookworm, 13 trixie): the package was built against its libraries.
 suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 [[ -n $suite ]] || die "no VERSION_CODENAME in /etc/os-release: which Debian release is this?"

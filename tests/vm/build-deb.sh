@@ -25,7 +25,7 @@ if [[ $suite == "$host" ]]; then
         cp "$work"/build/r8169-tuned_*.deb "$out/"
         how="on this $host machine"
 else
-        packages=build-essential,cmake,pkg-config,libpci-dev,libnl-3-dev,libnl-genl-3-dev,libsystemd-dev,libinih-dev,bash-completion,file,dpkg-dev
+        packages=build-essential,cmake,pkg-config,libpci-dev,libnl-3-dev,libnl-genl-3-dev,libsystemd-dev,libinih-dev,libjson-c-dev,bash-completion,file,dpkg-dev
         [[ $suite == bookworm ]] || packages+=,systemd-dev   # systemd.pc moved there in Debian 13
         key="r8169-tuned build root 1: debootstrap --variant=minbase --include=$packages $suite $arch"
         tarball=$cache/$suite-build-$arch.tar.zst

@@ -97,7 +97,7 @@ command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: apt
 # ---------------------------------------------------------------- image (built once, cached)
 # What r8169-tuned's package depends on (the guest has no network: dpkg -i must find them) and
 # what the tests use: logind on a system bus (PrepareForSleep), jq.
-BASE_PKGS=systemd-sysv,udev,linux-image-amd64,initramfs-tools,iproute2,ethtool,pciutils,kmod,util-linux,dbus,libpci3,libnl-3-200,libnl-genl-3-200,libinih1,jq
+BASE_PKGS=systemd-sysv,udev,linux-image-amd64,initramfs-tools,iproute2,ethtool,pciutils,kmod,util-linux,dbus,libpci3,libnl-3-200,libnl-genl-3-200,libinih1,libjson-c5,jq
 PKGS=$BASE_PKGS${PKGS_EXTRA:+,$PKGS_EXTRA}
 KEY=$(printf '%s\n' "$IMAGE_VERSION" "$SUITE" "$PKGS" "$MIRROR" | sha256sum | cut -c1-12)
 IMGDIR=$CACHE/$SUITE-$KEY

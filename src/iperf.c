@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <fcntl.h>
+#include <math.h>
+#include <json-c/json.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "iperf.h"
+
+/* A report with per-second intervals is a few kB per second of test; anything this large is not one. */
+#define IPERF_OUTPUT_MAX (8u << 20)
+
+static json_object *member(json_object *o, const char *a, const char *b) {
+        json_object *v = NULL;
+
+        if (!json_object_object_get_ex(o, a, &v))
+                return NULL;
+        if (b && !json_object_object_get_ex(v, b, &v))
+                return NULL;
+        return v;
+}
+
+/* A finite number (json-c reads NaN and Infinity too). */
+static bool number(json_object *v, double *ret) {
+        double d;
+
+        if (!v || !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+                return false;
+        d = json_object_get_double(v);
+        if (!isfinite(d))
+                return false;
+        *ret = d;
+        return true;
+}
+
+int iperf_parse_json(const char *text, size_t len, IperfResult *ret, char *err, size_t size) {
+        json_tokener *tok = json_tokener_new();
+        json_object *root, *end, *e;
+        IperfResult r = {};
+        double bps, v;
+        int q = -EBADMSG;
+
+        if (!tok)
+                return -ENOMEM;
+        if (len > INT32_MAX) {
+                json_tokener_free(tok);
+                return -E2BIG;
+        }
+        root = json_tokener_parse_ex(tok, text, (int) len);
+        if (!root || !json_object_is_type(root, json_type_object)) {
+                snprintf(err, size, "not a JSON object (%s)", json_tokener_error_desc(json_tokener_get_error(tok)));
+                goto out;
+        }
+        e = member(root, "error", NULL);
+        if (e && json_object_is_type(e, json_type_string)) {
+                snprintf(err, size, "%s", json_object_get_string(e));
+                q = -EPROTO;
+                goto out;
+        }
+        end = member(root, "end", NULL);
+        if (!end || !number(member(end, "sum_received", "bits_per_second"), &bps) || bps < 0) {
+                snprintf(err, size, "no end.sum_received.bits_per_second");
+                goto out;
+        }
+        r.mbps = bps / 1e6;
+        if (number(member(end, "sum_sent", "retransmits"), &v) && v >= 0) {
+                r.retransmits = (uint64_t) v;
+                r.retransmits_known = true;
+        }
+        if (!number(member(end, "cpu_utilization_percent", "host_total"), &r.cpu))
+                r.cpu = -1;
+        *ret = r;
+        q = 0;
+out:
+        json_object_put(root);
+        json_tokener_free(tok);
+        return q;
+}
+
+static void child_exec(const IperfRequest *req, int out_fd) {
+        char port[16], seconds[16];
+        const char *argv[16];
+        size_t n = 0;
+        int null;
+
+        /* Its own process group: a Ctrl-C reaches the experiment, which stops the test itself. */
+        (void) setpgid(0, 0);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        null = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0)
+                _exit(127);
+        snprintf(port, sizeof(port), "%u", req->port ?: 5201);
+        snprintf(seconds, sizeof(seconds), "%u", req->seconds);
+        argv[n++] = req->binary ?: "iperf3";
+        argv[n++] = "--client";
+        argv[n++] = req->host;
+        argv[n++] = "--port";
+        argv[n++] = port;
+        argv[n++] = "--time";
+        argv[n++] = seconds;
+        argv[n++] = "--json";
+        argv[n++] = "--connect-timeout";
+        argv[n++] = "3000";
+        if (req->bind_dev) {
+                argv[n++] = "--bind-dev";
+                argv[n++] = req->bind_dev;
+        }
+        if (req->reverse)
+                argv[n++] = "--reverse";
+        argv[n] = NULL;
+        execvp(argv[0], (char *const *) argv);
+        _exit(127);
+}
+
+/* Collects the child's output until it closes it, the deadline passes or someone interrupts. */
+static int collect(int fd, uint64_t deadline, volatile sig_atomic_t *interrupted, char **buf, size_t *len) {
+        size_t alloc = 0;
+
+        for (;;) {
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                char chunk[16384];
+                ssize_t k;
+
+                if (interrupted && *interrupted)
+                        return -EINTR;
+                if (now_monotonic_usec() > deadline)
+                        return -ETIMEDOUT;
+                if (poll(&p, 1, 200) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (!p.revents)
+                        continue;
+                k = read(fd, chunk, sizeof(chunk));
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                if (k == 0)
+                        return 0;
+                if (*len + (size_t) k + 1 > IPERF_OUTPUT_MAX)
+                        return -EFBIG;
+                if (*len + (size_t) k + 1 > alloc) {
+                        size_t want = alloc * 2 > *len + (size_t) k + 1 ? alloc * 2 : *len + (size_t) k + 1;
+                        char *b = realloc(*buf, want);
+                        if (!b)
+                                return -ENOMEM;
+                        *buf = b;
+                        alloc = want;
+                }
+                memcpy(*buf + *len, chunk, (size_t) k);
+                *len += (size_t) k;
+                (*buf)[*len] = 0;
+        }
+}
+
+int iperf_run(const IperfRequest *req, volatile sig_atomic_t *interrupted, IperfResult *ret, char *err, size_t size) {
+        _cleanup_free_ char *out = NULL;
+        IperfResult res;
+        int fds[2], status = 0, r;
+        size_t len = 0;
+        pid_t pid;
+
+        if (pipe2(fds, O_CLOEXEC) < 0)
+                return -errno;
+        pid = fork();
+        if (pid < 0) {
+                r = -errno;
+                close(fds[0]);
+                close(fds[1]);
+                return r;
+        }
+        if (pid == 0)
+                child_exec(req, fds[1]);
+        close(fds[1]);
+        r = collect(fds[0], now_monotonic_usec() + (uint64_t) (req->seconds + IPERF_GRACE_S) * 1000000u, interrupted,
+                    &out, &len);
+        close(fds[0]);
+        if (r < 0)
+                (void) kill(pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+        if (r == -ETIMEDOUT)
+                snprintf(err, size, "iperf3 did not finish within %u s of its %u s test; stopped", IPERF_GRACE_S, req->seconds);
+        if (r < 0)
+                return r;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && len == 0) {
+                snprintf(err, size, "cannot run %s (is iperf3 installed?)", req->binary ?: "iperf3");
+                return -ENOENT;
+        }
+        r = iperf_parse_json(out ?: "", len, &res, err, size);
+        if (r == -EBADMSG && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+                /* No report at all: an iperf3 that does not know an option says so on stderr, before any JSON. */
+                snprintf(err, size, "iperf3 exited with status %d and no report (iperf3 3.10 or later is needed, for --bind-dev)",
+                         WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+        if (r < 0)
+                return r;
+        if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+                snprintf(err, size, "iperf3 exited with status %d", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+                return -EPROTO;
+        }
+        *ret = res;
+        return 0;
+}

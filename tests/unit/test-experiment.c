@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The experiment's pure core: candidates from quirks and the generic list, verdicts, iperf3's report. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "experiment.h"
+#include "iperf.h"
+
+static char tmpdir[] = "/tmp/r8t-unit-exp.XXXXXX";
+
+static void set(KnobReading r[_KNOB_MAX], KnobId k, uint64_t v) {
+        r[k] = (KnobReading) { .status = KNOB_STATUS_OK, .value = v };
+}
+
+/* An RTL8125B as r8169 drives it on 6.1: L1.2 on, clock PM on, TSO on, no software coalescing, no ethtool -c. */
+static void rtl8125b(Nic *n, KnobReading r[_KNOB_MAX]) {
+        *n = (Nic) { .slot = "0000:02:00.0", .vendor = 0x10ec, .device = 0x8125, .driver = "r8169", .xid = 0x641,
+                     .xid2 = CHIP_XID2_INVALID };
+        n->chip = chip_lookup(0x641, CHIP_XID2_INVALID, 0x10ec, 0x8125);
+        for (KnobId k = 0; k < _KNOB_MAX; k++)
+                r[k] = (KnobReading) { .status = KNOB_STATUS_ABSENT };
+        set(r, KNOB_CLKPM, 1);
+        set(r, KNOB_L1_ASPM, 1);
+        set(r, KNOB_L1_1_ASPM, 0);
+        set(r, KNOB_L1_2_ASPM, 1);
+        set(r, KNOB_TSO, 1);
+        set(r, KNOB_SG, 1);
+        set(r, KNOB_GRO_FLUSH_TIMEOUT, 0);
+        set(r, KNOB_NAPI_DEFER_HARD_IRQS, 0);
+        r[KNOB_RX_USECS] = (KnobReading) { .status = KNOB_STATUS_UNSUPPORTED, .error = -EOPNOTSUPP };
+}
+
+static const Candidate *find(const CandidateList *l, const char *settings) {
+        for (size_t i = 0; i < l->n; i++) {
+                char buf[160];
+                if (streq(candidate_settings_string(&l->v[i], buf, sizeof(buf)), settings))
+                        return &l->v[i];
+        }
+        return NULL;
+}
+
+static void test_parse(void **state) {
+        char err[160];
+        Candidate c;
+
+        assert_int_equal(candidate_parse("l1_2_aspm=0", &c, err, sizeof(err)), 0);
+        assert_int_equal(c.n, 1);
+        assert_int_equal(c.settings[0].knob, KNOB_L1_2_ASPM);
+        assert_int_equal(c.origin, CANDIDATE_ASKED);
+        assert_int_equal(candidate_parse("gro_flush_timeout=20000,napi_defer_hard_irqs=1", &c, err, sizeof(err)), 0);
+        assert_int_equal(c.n, 2);
+        assert_int_equal(c.settings[0].value, 20000);
+        assert_int_equal(candidate_parse("tso=off", &c, err, sizeof(err)), 0);
+        assert_int_equal(c.settings[0].value, 0);
+
+        assert_int_equal(candidate_parse("tso", &c, err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, "not KNOB=VALUE"));
+        assert_int_equal(candidate_parse("tsoo=off", &c, err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, "unknown knob \"tsoo\""));
+        assert_int_equal(candidate_parse("clkpm=2", &c, err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, "clkpm takes"));
+        assert_int_equal(candidate_parse("tso=off,tso=on", &c, err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, "twice"));
+        assert_int_equal(candidate_parse(",", &c, err, sizeof(err)), -EINVAL);
+}
+
+static void test_check(void **state) {
+        KnobReading r[_KNOB_MAX];
+        char err[160], buf[160];
+        Candidate c;
+        Nic n;
+
+        rtl8125b(&n, r);
+        /* What already holds is left out; a change of L1.2 is a link power change. */
+        assert_int_equal(candidate_parse("l1_1_aspm=0,l1_2_aspm=0", &c, err, sizeof(err)), 0);
+        candidate_check(&c, r);
+        assert_null(c.skipped);
+        assert_string_equal(candidate_settings_string(&c, buf, sizeof(buf)), "l1_2_aspm=0");
+        assert_true(c.link_power);
+        assert_int_equal(candidate_parse("tso=off", &c, err, sizeof(err)), 0);
+        candidate_check(&c, r);
+        assert_false(c.link_power);
+        /* All held: nothing to measure. */
+        assert_int_equal(candidate_parse("l1_1_aspm=0", &c, err, sizeof(err)), 0);
+        candidate_check(&c, r);
+        assert_string_equal(c.skipped, "already so");
+        /* Not readable here: not measurable. */
+        assert_int_equal(candidate_parse("rx-usecs=0", &c, err, sizeof(err)), 0);
+        candidate_check(&c, r);
+        assert_string_equal(c.skipped, knob_status_to_string(KNOB_STATUS_UNSUPPORTED));
+        /* L1 off masks the substates that are on (and turning L1 on does not bring them back): each
+         * goes in with it, so that each is recorded and restored. */
+        set(r, KNOB_L1_1_PCIPM, 1);
+        assert_int_equal(candidate_parse("l1_aspm=0", &c, err, sizeof(err)), 0);
+        candidate_check(&c, r);
+        assert_null(c.skipped);
+        assert_string_equal(candidate_settings_string(&c, buf, sizeof(buf)), "l1_aspm=0,l1_2_aspm=0,l1_1_pcipm=0");
+        /* A partial feature does not hold its value: TSO partly on is a candidate for tso=on. */
+        r[KNOB_TSO].partial = true;
+        assert_int_equal(candidate_parse("tso=on", &c, err, sizeof(err)), 0);
+        candidate_check(&c, r);
+        assert_null(c.skipped);
+}
+
+static void write_quirks(const char *text) {
+        char path[512];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/q", tmpdir);
+        mkdir(path, 0755);
+        snprintf(path, sizeof(path), "%s/q/10-test.conf", tmpdir);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+}
+
+static void test_candidates(void **state) {
+        Machine m = { .kernel = { 6, 1, 0 } };
+        KnobReading r[_KNOB_MAX];
+        CandidateList l = {};
+        Diagnostics d = {};
+        const Candidate *c;
+        char dir[512];
+        const char *dirs[] = { dir };
+        QuirkDb db;
+        Nic n;
+
+        /* An entry for a kernel range this machine is outside of, one of powersave, one for another chip. */
+        write_quirks("[l12-old-kernels]\nmatch-xid = 641/7cf\nmatch-kernel = 5.10..5.15\nprofiles = performance\nl1_2_aspm = 0\n"
+                     "reason = r\nevidence = e\nreference = https://example.org/1\n"
+                     "[coalesce]\nmatch-xid = 641/7cf\nprofiles = powersave\ngro_flush_timeout = 20000\nnapi_defer_hard_irqs = 1\n"
+                     "reason = r\nreference = https://example.org/2\n"
+                     "[other-chip]\nmatch-xid = 541/7cf\nprofiles = performance\nclkpm = 0\n"
+                     "reason = r\nevidence = e\nreference = https://example.org/3\n");
+        snprintf(dir, sizeof(dir), "%s/q", tmpdir);
+        assert_int_equal(quirk_db_load(&db, dirs, 1, &d), 0);
+        diag_print(&d, stderr);
+        assert_int_equal(d.n, 0);
+        rtl8125b(&n, r);
+        assert_int_equal(experiment_candidates(&db, &n, &m, r, &l), 0);
+
+        /* The quirks for this chip come first, whatever their kernel range or profile... */
+        assert_true(l.n >= 2);
+        assert_int_equal(l.v[0].origin, CANDIDATE_QUIRK);
+        assert_string_equal(l.v[0].quirk->id, "l12-old-kernels");
+        assert_int_equal(l.v[1].origin, CANDIDATE_QUIRK);
+        assert_string_equal(l.v[1].quirk->id, "coalesce");
+        /* ... not another chip's. */
+        for (size_t i = 0; i < l.n; i++)
+                assert_true(!l.v[i].quirk || !streq(l.v[i].quirk->id, "other-chip"));
+        /* The generic rows: what a quirk covers already is not measured twice. */
+        c = find(&l, "l1_2_aspm=0");
+        assert_non_null(c);
+        assert_int_equal(c->origin, CANDIDATE_QUIRK);
+        c = find(&l, "gro_flush_timeout=20000,napi_defer_hard_irqs=1");
+        assert_int_equal(c->origin, CANDIDATE_QUIRK);
+        c = find(&l, "clkpm=0");
+        assert_non_null(c);
+        assert_int_equal(c->origin, CANDIDATE_GENERIC);
+        assert_null(c->skipped);
+        assert_true(c->link_power);
+        c = find(&l, "tso=off");
+        assert_non_null(c);
+        assert_null(c->skipped);
+        /* Already off, or not there: listed with why. */
+        assert_string_equal(find(&l, "l1_1_aspm=0")->skipped, "already so");
+        assert_string_equal(find(&l, "eee=off")->skipped, knob_status_to_string(KNOB_STATUS_ABSENT));
+        assert_non_null(find(&l, "rx-usecs=0")->skipped);
+        candidate_list_done(&l);
+
+        /* With TSO off and coalescing on, the rows turn the other way. */
+        set(r, KNOB_TSO, 0);
+        set(r, KNOB_SG, 0);
+        set(r, KNOB_GRO_FLUSH_TIMEOUT, 20000);
+        set(r, KNOB_NAPI_DEFER_HARD_IRQS, 1);
+        assert_int_equal(experiment_candidates(&db, &n, &m, r, &l), 0);
+        assert_non_null(find(&l, "tso=on,sg=on") ?: find(&l, "sg=on,tso=on"));
+        assert_non_null(find(&l, "gro_flush_timeout=0,napi_defer_hard_irqs=0"));
+        /* The quirk's pair holds already: nothing left of it to measure. */
+        assert_string_equal(l.v[1].skipped, "already so");
+        candidate_list_done(&l);
+
+        /* A correctness fix in force here (TSO off on a chip whose TSO corrupts): the generic row that
+         * would turn TSO on again is not measured, and says which entry forbids it. */
+        write_quirks("[tso-broken]\nmatch-xid = 641/7cf\nprofiles = performance powersave\ntso = off\nsg = off\n"
+                     "reason = r\nreference = https://example.org/4\n");
+        quirk_db_done(&db);
+        assert_int_equal(quirk_db_load(&db, dirs, 1, &d), 0);
+        assert_int_equal(experiment_candidates(&db, &n, &m, r, &l), 0);
+        c = find(&l, "sg=on,tso=on");
+        assert_non_null(c);
+        assert_non_null(c->skipped);
+        assert_ptr_equal(c->blocked_by, &db.quirks[0]);
+        {
+                char why[160];
+                assert_non_null(strstr(candidate_skip_reason(c, why, sizeof(why)), "quirk tso-broken"));
+        }
+        candidate_list_done(&l);
+
+        /* An unidentified chip gets the generic list only. */
+        n.xid = CHIP_XID_INVALID;
+        assert_int_equal(experiment_candidates(&db, &n, &m, r, &l), 0);
+        for (size_t i = 0; i < l.n; i++)
+                assert_int_equal(l.v[i].origin, CANDIDATE_GENERIC);
+        candidate_list_done(&l);
+        quirk_db_done(&db);
+}
+
+static void test_compare(void **state) {
+        const double base[] = { 255, 251, 258, 254, 256 };
+        const double fast[] = { 668, 671, 669, 672, 670 };
+        const double same[] = { 256, 253, 255, 257, 252 };
+        const double bit_faster[] = { 262, 261, 263, 264, 262 }; /* +3 %: real, below the practical size */
+        const double line[] = { 940, 941, 939, 941, 940 };
+        Comparison c;
+
+        experiment_compare(base, fast, 5, 0, &c);
+        assert_int_equal(c.verdict, VERDICT_HELPS);
+        assert_true(c.change.lo > 400 && c.change.hi < 420);
+        assert_true(fabs(c.change.estimate - 414) < 2);
+        assert_true(c.relative > 1.5 && c.relative < 1.7);
+        assert_true(c.change.confidence >= 0.95);
+
+        experiment_compare(fast, base, 5, 0, &c);
+        assert_int_equal(c.verdict, VERDICT_HURTS);
+        assert_true(c.change.hi < 0);
+
+        experiment_compare(base, same, 5, 0, &c);
+        assert_int_equal(c.verdict, VERDICT_NO_EFFECT);
+        assert_true(c.change.lo <= 0 && c.change.hi >= 0);
+        assert_null(c.why);
+
+        experiment_compare(base, bit_faster, 5, 0, &c);
+        assert_int_equal(c.verdict, VERDICT_NO_EFFECT);
+        assert_true(c.change.lo > 0);
+        assert_non_null(c.why);
+
+        /* At 1000 Mb/s line rate already: it cannot get faster, so the test cannot tell. */
+        experiment_compare(line, line, 5, 1000, &c);
+        assert_int_equal(c.verdict, VERDICT_CANNOT_TELL);
+        assert_string_equal(c.why, "at line rate already");
+        /* ... but it can still see a loss. */
+        experiment_compare(line, base, 5, 1000, &c);
+        assert_int_equal(c.verdict, VERDICT_HURTS);
+
+        /* Three rounds cannot give a 95 % interval. */
+        experiment_compare(base, fast, 3, 0, &c);
+        assert_int_equal(c.verdict, VERDICT_CANNOT_TELL);
+}
+
+static void test_iperf_json(void **state) {
+        const char ok[] = "{\"start\":{},\"intervals\":[],\"end\":{\"sum_sent\":{\"bits_per_second\":6.7e8,\"retransmits\":12},"
+                          "\"sum_received\":{\"bits_per_second\":669500000.5},"
+                          "\"cpu_utilization_percent\":{\"host_total\":7.25,\"remote_total\":3}}}";
+        const char error[] = "{\"start\":{},\"intervals\":[],\"end\":{},\"error\":\"unable to connect to server: Connection refused\"}";
+        const char udp[] = "{\"end\":{\"sum\":{\"bits_per_second\":1e6}}}";
+        IperfResult r;
+        char err[160];
+
+        assert_int_equal(iperf_parse_json(ok, strlen(ok), &r, err, sizeof(err)), 0);
+        assert_true(fabs(r.mbps - 669.5) < 0.001);
+        assert_true(r.retransmits_known);
+        assert_int_equal(r.retransmits, 12);
+        assert_true(fabs(r.cpu - 7.25) < 1e-9);
+
+        assert_int_equal(iperf_parse_json(error, strlen(error), &r, err, sizeof(err)), -EPROTO);
+        assert_string_equal(err, "unable to connect to server: Connection refused");
+        assert_int_equal(iperf_parse_json(udp, strlen(udp), &r, err, sizeof(err)), -EBADMSG);
+        assert_non_null(strstr(err, "sum_received"));
+        assert_int_equal(iperf_parse_json("{\"end\":", 7, &r, err, sizeof(err)), -EBADMSG);
+        assert_int_equal(iperf_parse_json("", 0, &r, err, sizeof(err)), -EBADMSG);
+        assert_int_equal(iperf_parse_json("[1,2]", 5, &r, err, sizeof(err)), -EBADMSG);
+}
+
+/* The runner against a stand-in binary: its output parsed, its exit status and a hang handled. */
+static void test_iperf_run(void **state) {
+        char path[512], err[256];
+        IperfRequest req = { .host = "192.0.2.1", .seconds = 1 };
+        IperfResult r;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/fake-iperf3", tmpdir);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        /* Echoes its arguments into the report, so the test sees what it was asked. */
+        fputs("#!/bin/sh\ncase \"$*\" in *--reverse*) bps=2e8;; *) bps=1e8;; esac\n"
+              "case \"$*\" in *hang*) sleep 60;; esac\n"
+              "echo \"{\\\"end\\\":{\\\"sum_received\\\":{\\\"bits_per_second\\\":$bps}}}\"\n", f);
+        fclose(f);
+        chmod(path, 0755);
+        req.binary = path;
+        assert_int_equal(iperf_run(&req, NULL, &r, err, sizeof(err)), 0);
+        assert_true(fabs(r.mbps - 100) < 1e-9);
+        assert_false(r.retransmits_known);
+        req.reverse = true;
+        assert_int_equal(iperf_run(&req, NULL, &r, err, sizeof(err)), 0);
+        assert_true(fabs(r.mbps - 200) < 1e-9);
+
+        req.binary = "/nonexistent/iperf3";
+        assert_int_equal(iperf_run(&req, NULL, &r, err, sizeof(err)), -ENOENT);
+        assert_non_null(strstr(err, "is iperf3 installed"));
+
+        /* Interrupted: the child is stopped at once, not waited for. */
+        {
+                volatile sig_atomic_t stop = 1;
+                req.binary = path;
+                req.host = "hang";
+                assert_int_equal(iperf_run(&req, &stop, &r, err, sizeof(err)), -EINTR);
+        }
+}
+
+static int setup(void **state) {
+        return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+        char cmd[600];
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+        return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_parse),
+                cmocka_unit_test(test_check),
+                cmocka_unit_test(test_candidates),
+                cmocka_unit_test(test_compare),
+                cmocka_unit_test(test_iperf_json),
+                cmocka_unit_test(test_iperf_run),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}
