@@ -22,6 +22,12 @@ typedef struct PpdName {
         char *owner; /* its unique name while owned: the only sender its signals are taken from */
 } PpdName;
 
+/* A NIC let go of with Release: taken back when the caller leaves the bus (manager-bus.c). */
+typedef struct Holder {
+        char slot[PCI_SLOT_LEN];
+        sd_bus_track *track;
+} Holder;
+
 typedef struct Manager {
         const Options *opts;
         Context c;              /* root, backends and policy; c.nics is not used */
@@ -42,6 +48,8 @@ typedef struct Manager {
         sd_bus_slot *sleep_slot;
         bool bus_api;           /* the D-Bus API is on the bus (manager-bus.c) */
         PpdName ppd[2];         /* power-profiles-daemon's new and old names */
+        Holder *holders;        /* NICs let go of while their caller (an experiment) is on the bus */
+        size_t n_holders;
         sd_event_source *work;  /* the deferred, coalescing worker */
         sd_event_source *retry; /* a NIC's lock was busy: try again shortly */
         sd_event_source *link_power_timer; /* one wakeup per sample period for every NIC under dynamic link power */

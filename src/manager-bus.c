@@ -2,8 +2,8 @@
 /*
  * The service's D-Bus API on the system bus, interface version 1 (r8169-tuned(8), D-BUS
  * INTERFACE; the XML in /usr/share/dbus-1/interfaces): the profile, the power source, the
- * configuration's problems and every NIC as properties; Apply, Restore, SetProfile, Reload and
- * Verify. Reading is for anyone; a method that changes something is for root (the bus policy
+ * configuration's problems and every NIC as properties; Apply, Restore, Release, SetProfile,
+ * Reload and Verify. Reading is for anyone; a method that changes something is for root (the bus policy
  * says so too, and the caller's uid is checked here as well).
  */
 #include <systemd/sd-bus.h>
@@ -82,6 +82,67 @@ static int select_links(Manager *m, sd_bus_message *msg, bool *selected, sd_bus_
         return r;
 }
 
+/*
+ * Release holds: a NIC let go of for a caller (the experiment) is taken back when that caller
+ * leaves the bus, however it ends (a kill -9 too), as an Apply would; an Apply or a Restore of
+ * the NIC ends the hold (the NIC is then as they say).
+ */
+static void holder_drop(Manager *m, size_t i) {
+        sd_bus_track_unref(m->holders[i].track);
+        m->holders[i] = m->holders[--m->n_holders];
+}
+
+static void holders_drop_slot(Manager *m, const char *slot) {
+        for (size_t i = m->n_holders; i-- > 0;)
+                if (streq(m->holders[i].slot, slot))
+                        holder_drop(m, i);
+}
+
+static int holder_gone(sd_bus_track *t, void *userdata) {
+        Manager *m = userdata;
+
+        for (size_t i = m->n_holders; i-- > 0;) {
+                Link *l;
+
+                if (m->holders[i].track != t)
+                        continue;
+                l = link_set_find_slot(&m->links, m->holders[i].slot);
+                if (l && l->released) {
+                        log_nic(LOG_NOTICE, R8T_MESSAGE_NIC_TUNED, &l->nic, 0,
+                                "taken back: the caller it was let go of for has left the bus; applying");
+                        l->released = false;
+                        manager_mark_dirty(m, l);
+                }
+                holder_drop(m, i);
+        }
+        manager_schedule(m);
+        manager_bus_changed(m, "Nics");
+        return 0;
+}
+
+static int holder_add(Manager *m, const char *slot, sd_bus_message *msg) {
+        Holder *v;
+        int r;
+
+        holders_drop_slot(m, slot);
+        v = reallocarray(m->holders, m->n_holders + 1, sizeof(Holder));
+        if (!v)
+                return -ENOMEM;
+        m->holders = v;
+        v = &m->holders[m->n_holders];
+        *v = (Holder) {};
+        strscpy(v->slot, sizeof(v->slot), slot);
+        r = sd_bus_track_new(m->bus, &v->track, holder_gone, m);
+        if (r >= 0)
+                r = sd_bus_track_add_sender(v->track, msg);
+        if (r < 0) {
+                sd_bus_track_unref(v->track);
+                return r;
+        }
+        m->n_holders++;
+        return 0;
+}
+
 static int method_apply(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         _cleanup_free_ bool *selected = calloc(m->links.n + 1, sizeof(bool));
@@ -98,6 +159,7 @@ static int method_apply(sd_bus_message *msg, void *userdata, sd_bus_error *error
         for (size_t i = 0; i < m->links.n; i++)
                 if (selected[i]) {
                         Link *l = &m->links.links[i];
+                        holders_drop_slot(m, l->nic.slot);
                         if (l->released)
                                 log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, &l->nic, 0, "taken back on request; applying");
                         l->released = false;
@@ -108,8 +170,8 @@ static int method_apply(sd_bus_message *msg, void *userdata, sd_bus_error *error
         return sd_bus_reply_method_return(msg, "u", n);
 }
 
-static int method_restore(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+/* Restore, and Release (hold: until the caller leaves the bus). */
+static int release_links(sd_bus_message *msg, Manager *m, bool hold, sd_bus_error *error) {
         _cleanup_free_ bool *selected = calloc(m->links.n + 1, sizeof(bool));
         ApplyStats st = {};
         int r;
@@ -123,15 +185,33 @@ static int method_restore(sd_bus_message *msg, void *userdata, sd_bus_error *err
                 return r;
         for (size_t i = 0; i < m->links.n; i++)
                 if (selected[i]) {
+                        holders_drop_slot(m, m->links.links[i].nic.slot);
+                        if (hold) {
+                                r = holder_add(m, m->links.links[i].nic.slot, msg);
+                                if (r < 0)
+                                        return sd_bus_error_set_errnof(error, -r, "Cannot follow the caller: %s", strerror(-r));
+                        }
+                }
+        for (size_t i = 0; i < m->links.n; i++)
+                if (selected[i]) {
                         Link *l = &m->links.links[i];
                         bool was = l->power.active;
                         link_release(l, &m->env, 500, &st);
                         manager_do(m, l, was, 0);
-                        log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, &l->nic, 0,
+                        log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, &l->nic, 0, hold ?
+                                "given back on request; left alone while the caller is on the bus, or until Apply" :
                                 "given back on request; left alone until Apply (r8169-tuned apply) or a restart");
                 }
         manager_bus_changed(m, "Nics");
         return sd_bus_reply_method_return(msg, "uuu", st.restored, st.left_alone, st.failed);
+}
+
+static int method_restore(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return release_links(msg, userdata, false, error);
+}
+
+static int method_release(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return release_links(msg, userdata, true, error);
 }
 
 static int method_set_profile(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -278,6 +358,8 @@ static const sd_bus_vtable manager_vtable[] = {
                                  SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("Restore", "as", SD_BUS_PARAM(nics), "uuu", SD_BUS_PARAM(restored) SD_BUS_PARAM(left_alone)
                                  SD_BUS_PARAM(failed), method_restore, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("Release", "as", SD_BUS_PARAM(nics), "uuu", SD_BUS_PARAM(restored) SD_BUS_PARAM(left_alone)
+                                 SD_BUS_PARAM(failed), method_release, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("SetProfile", "s", SD_BUS_PARAM(profile), "", , method_set_profile, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("Reload", "", , "a(sus)", SD_BUS_PARAM(problems), method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("Verify", "", , "a(ssssss)a(sus)b", SD_BUS_PARAM(differences) SD_BUS_PARAM(problems) SD_BUS_PARAM(ok),
@@ -554,4 +636,8 @@ void manager_bus_done(Manager *m) {
                 free(m->ppd[i].owner);
                 m->ppd[i].owner = NULL;
         }
+        while (m->n_holders > 0)
+                holder_drop(m, m->n_holders - 1);
+        free(m->holders);
+        m->holders = NULL;
 }
