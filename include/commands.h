@@ -13,13 +13,21 @@ int cmd_restore(const Options *o);
 int cmd_reload(const Options *o);
 int cmd_verify(const Options *o);
 int cmd_profile(const Options *o);
+int cmd_experiment(const Options *o);
 
 /* The running service's D-Bus API (cmd-service.c): -ESRCH when it does not run or has no API. */
 typedef struct sd_bus sd_bus;
 int service_bus_open(const Options *o, sd_bus **ret);
+/* The service of that state directory, whatever the options: for the experiment, which must never race it. */
+int service_bus_connect(const char *state_dir, sd_bus **ret);
 int service_apply(sd_bus *bus, const Options *o);
 int service_restore(sd_bus *bus, const Options *o);
 int service_reload(sd_bus *bus, const Options *o);
+/* experiment: the service lets go of one NIC (Restore) and takes it back (Apply); 0 or -errno, said. */
+int service_release_nic(sd_bus *bus, const char *name);
+int service_take_back_nic(sd_bus *bus, const char *name);
+/* Whether the service has let go of the NIC in this slot (State "released"): 1, 0 or -errno. */
+int service_nic_released(sd_bus *bus, const char *slot);
 /* The running service's verdict in one line (for status); false when no service answers. */
 bool verify_summary_service(const Options *o, char *buf, size_t size);
 int cmd_diagnose(const Options *o);

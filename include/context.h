@@ -21,6 +21,13 @@ typedef struct Options {
         bool json;
         bool show_mac;           /* diagnose: print MAC addresses, which it redacts otherwise */
         bool persist;            /* profile: also write it to a drop-in */
+        /* experiment */
+        const char *server;      /* HOST[:PORT] of an iperf3 server */
+        const char **knobs;      /* --knob K=V[,K=V], each a candidate; NULL: the default list */
+        int n_knobs;
+        unsigned rounds, seconds, idle_seconds; /* 0: the defaults */
+        const char *direction;   /* send, receive or both (NULL) */
+        const char *write_config, *report;
         int log_level;            /* -1: as configured */
         unsigned fault_after_writes; /* test seam: raise fault_signal after this many writes */
         int fault_signal;

@@ -16,13 +16,17 @@
 #define BUS_MANAGER BUS_NAME ".Manager"
 
 int service_bus_open(const Options *o, sd_bus **ret) {
-        sd_bus *bus = NULL;
-        int r;
-
         /* Options that point at another machine or policy than the service's: act directly. */
         if (o->config || o->quirks || o->profile || o->kernel_release || o->kernel_log || !streq(o->sysfs, "/sys"))
                 return -ESRCH;
-        if (undo_service_running(o->state_dir) <= 0)
+        return service_bus_connect(o->state_dir, ret);
+}
+
+int service_bus_connect(const char *state_dir, sd_bus **ret) {
+        sd_bus *bus = NULL;
+        int r;
+
+        if (undo_service_running(state_dir) <= 0)
                 return -ESRCH;
         r = sd_bus_open_system(&bus);
         if (r >= 0)
@@ -79,6 +83,52 @@ int service_restore(sd_bus *bus, const Options *o) {
                  "\"r8169-tuned apply\" or a restart.", restored, restored == 1 ? "" : "s", left, failed,
                  o->n_args > 0 ? "these NICs" : "every NIC");
         return failed > 0 ? 1 : 0;
+}
+
+/* One NIC's Restore or Apply, for the experiment. */
+static int service_call_nic(sd_bus *bus, const char *method, const char *name, sd_bus_message **reply) {
+        Options one = { .args = (char *[]) { (char *) name }, .n_args = 1 };
+        return service_call_nics(bus, &one, method, reply);
+}
+
+int service_release_nic(sd_bus *bus, const char *name) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        uint32_t restored, left, failed;
+        int r;
+
+        /* Release: Restore, until this process leaves the bus (a kill -9 too), when the service takes the NIC back. */
+        r = service_call_nic(bus, "Release", name, &reply);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "uuu", &restored, &left, &failed);
+        if (r < 0)
+                return r;
+        if (failed > 0)
+                return log_error_errno(EIO, "r8169-tuned.service could not put back %u value%s of %s.", failed,
+                                       failed == 1 ? "" : "s", name);
+        log_info("r8169-tuned.service let go of %s (%u value%s put back) for the experiment.", name, restored,
+                 restored == 1 ? "" : "s");
+        return 0;
+}
+
+int service_nic_released(sd_bus *bus, const char *slot) {
+        _cleanup_free_ char *path = NULL, *state = NULL;
+        int r;
+
+        r = sd_bus_path_encode(BUS_PATH "/nic", slot, &path);
+        if (r < 0)
+                return r;
+        r = sd_bus_get_property_string(bus, BUS_NAME, path, BUS_NAME ".Nic", "State", NULL, &state);
+        if (r < 0)
+                return r;
+        return streq(state, "released");
+}
+
+int service_take_back_nic(sd_bus *bus, const char *name) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r = service_call_nic(bus, "Apply", name, &reply);
+        if (r >= 0)
+                log_info("r8169-tuned.service takes %s back.", name);
+        return r;
 }
 
 static int read_problems(sd_bus_message *reply, size_t *ret_n) {

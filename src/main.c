@@ -4,6 +4,7 @@
 #include <stdarg.h>
 
 #include "commands.h"
+#include "experiment.h"
 #include "log.h"
 #include "manager.h"
 
@@ -26,6 +27,7 @@ static void help(void) {
                "  daemon            Tune, and keep tuned: hotplug, link up, resume, drift (the service)\n"
                "  reload            Have the service read its files again; exit 1 if one has a problem\n"
                "  profile [NAME]    The profile in force, or switch the service to NAME until it stops\n"
+               "  experiment [NIC]  Measure which knobs help this NIC: iperf3 against --server HOST[:PORT]\n"
                "\nOptions:\n"
                "  -h --help             Show this help\n"
                "     --version          Show the version\n"
@@ -40,7 +42,16 @@ static void help(void) {
                "     --log-level LEVEL  err, warning, notice, info, debug\n"
                "     --log-target TARGET  auto, journal or stderr\n"
                "     --show-mac         diagnose: show MAC addresses (redacted otherwise)\n"
-               "     --persist          profile: also write it to a drop-in, for every start\n");
+               "     --persist          profile: also write it to a drop-in, for every start\n"
+               "\nexperiment options:\n"
+               "     --server HOST[:PORT]  The iperf3 server (\"iperf3 -s\" on another machine)\n"
+               "     --knob K=V[,K=V]   Measure this change (repeatable) instead of the default list\n"
+               "     --rounds N         Rounds of baseline and candidate each (default 5, at least 4)\n"
+               "     --seconds S        Length of each iperf3 test (default 5)\n"
+               "     --idle-seconds S   Length of each idle power sample (default 5)\n"
+               "     --direction DIR    send, receive or both (default)\n"
+               "     --write-config FILE  Write what helped as a configuration drop-in\n"
+               "     --report FILE      Write the results and a quirk entry draft as Markdown\n");
 }
 
 typedef enum CommandArgs {
@@ -67,6 +78,7 @@ static const struct {
         { "verify", cmd_verify, ARGS_NICS, true },
         { "profile", cmd_profile, ARGS_NICS, false },
         { "daemon", manager_run, ARGS_NONE, false },
+        { "experiment", cmd_experiment, ARGS_NICS, true },
         { "diagnose", cmd_diagnose, ARGS_NICS, true },
 };
 
@@ -83,7 +95,8 @@ static int usage_error(const char *fmt, ...) {
 }
 
 enum { ARG_VERSION = 0x100, ARG_JSON, ARG_SYSFS, ARG_KERNEL_LOG, ARG_LOG_LEVEL, ARG_CONFIG, ARG_QUIRKS, ARG_PROFILE, ARG_STATE_DIR,
-       ARG_FAULT, ARG_LOG_TARGET, ARG_KERNEL_RELEASE, ARG_SHOW_MAC, ARG_PERSIST };
+       ARG_FAULT, ARG_LOG_TARGET, ARG_KERNEL_RELEASE, ARG_SHOW_MAC, ARG_PERSIST,
+       ARG_SERVER, ARG_KNOB, ARG_ROUNDS, ARG_SECONDS, ARG_IDLE_SECONDS, ARG_DIRECTION, ARG_WRITE_CONFIG, ARG_REPORT };
 
 static const struct option options[] = {
         { "help", no_argument, NULL, 'h' },
@@ -100,6 +113,14 @@ static const struct option options[] = {
         { "log-target", required_argument, NULL, ARG_LOG_TARGET },
         { "show-mac", no_argument, NULL, ARG_SHOW_MAC },
         { "persist", no_argument, NULL, ARG_PERSIST },
+        { "server", required_argument, NULL, ARG_SERVER },
+        { "knob", required_argument, NULL, ARG_KNOB },
+        { "rounds", required_argument, NULL, ARG_ROUNDS },
+        { "seconds", required_argument, NULL, ARG_SECONDS },
+        { "idle-seconds", required_argument, NULL, ARG_IDLE_SECONDS },
+        { "direction", required_argument, NULL, ARG_DIRECTION },
+        { "write-config", required_argument, NULL, ARG_WRITE_CONFIG },
+        { "report", required_argument, NULL, ARG_REPORT },
         /* Test seam, not documented: "N:KILL" or "N:STOP" after the N-th write. */
         { "fault-after-writes", required_argument, NULL, ARG_FAULT },
         {}
@@ -109,10 +130,29 @@ static const struct option options[] = {
 static int parse_valued(Options *o, int c, const char *arg) {
         KernelVersion v;
         unsigned n;
+        uint64_t u;
         char sig[8];
         int level;
 
         switch (c) {
+        case ARG_ROUNDS:
+                if (parse_u64(arg, &u) < 0 || u < EXPERIMENT_ROUNDS_MIN || u > EXPERIMENT_ROUNDS_MAX)
+                        return usage_error("--rounds takes %d to %d (a 95 %% interval needs at least %d), not \"%s\".",
+                                           EXPERIMENT_ROUNDS_MIN, EXPERIMENT_ROUNDS_MAX, EXPERIMENT_ROUNDS_MIN, arg);
+                o->rounds = (unsigned) u;
+                return 0;
+        case ARG_SECONDS:
+        case ARG_IDLE_SECONDS:
+                if (parse_u64(arg, &u) < 0 || u < 1 || u > 3600)
+                        return usage_error("--%s takes whole seconds, 1 to 3600, not \"%s\".",
+                                           c == ARG_SECONDS ? "seconds" : "idle-seconds", arg);
+                *(c == ARG_SECONDS ? &o->seconds : &o->idle_seconds) = (unsigned) u;
+                return 0;
+        case ARG_DIRECTION:
+                if (!streq(arg, "send") && !streq(arg, "receive") && !streq(arg, "both"))
+                        return usage_error("--direction takes send, receive or both, not \"%s\".", arg);
+                o->direction = arg;
+                return 0;
         case ARG_KERNEL_RELEASE:
                 if (kernel_version_parse_strict(arg, &v) < 0)
                         return usage_error("--kernel-release takes a release like 6.1.53, not \"%s\".", arg);
@@ -182,6 +222,18 @@ static int parse_options(Options *o, int argc, char *argv[]) {
                 case ARG_STATE_DIR:
                         o->state_dir = optarg;
                         break;
+                case ARG_SERVER:
+                        o->server = optarg;
+                        break;
+                case ARG_KNOB:
+                        o->knobs[o->n_knobs++] = optarg; /* sized for argc */
+                        break;
+                case ARG_WRITE_CONFIG:
+                        o->write_config = optarg;
+                        break;
+                case ARG_REPORT:
+                        o->report = optarg;
+                        break;
                 case ':':
                         return usage_error("Option %s needs a value.", argv[optind - 1]);
                 case '?':
@@ -201,6 +253,10 @@ int main(int argc, char *argv[]) {
         int r;
 
         log_open();
+        _cleanup_free_ const char **knobs = calloc((size_t) argc, sizeof(char *));
+        if (!knobs)
+                return log_oom(), 1;
+        o.knobs = knobs;
         r = parse_options(&o, argc, argv);
         if (r >= 0)
                 return r;
@@ -216,6 +272,10 @@ int main(int argc, char *argv[]) {
                         return usage_error("%s takes no arguments (\"%s\" given).", cmd, o.args[0]);
                 if (o.persist && commands[i].run != cmd_profile)
                         return usage_error("--persist is for profile only.");
+                if ((o.server || o.n_knobs || o.rounds || o.seconds || o.idle_seconds || o.direction || o.write_config || o.report) &&
+                    commands[i].run != cmd_experiment)
+                        return usage_error("--server, --knob, --rounds, --seconds, --idle-seconds, --direction, --write-config "
+                                           "and --report are for experiment only.");
                 return commands[i].run(&o);
         }
         return usage_error("Unknown command \"%s\".", cmd);

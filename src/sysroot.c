@@ -20,6 +20,8 @@ static const char *const readable[] = {
         "resource", "resource[0-9]", "address", "addr_assign_type", "ifindex", "carrier",
         "operstate", "flags", "type", "online", "scope", "status", "uevent",
         "product_version", "bios_version", "policy", "tx_timeout",
+        "speed",                                    /* experiment: the link's rate, to say "at line rate" */
+        "name", "energy_uj", "max_energy_range_uj", /* experiment: RAPL package energy (powercap) */
 #define DMI_ATTR(id, attr, key, old) attr,
         DMI_FIELDS(DMI_ATTR) /* what the match conditions read */
 #undef DMI_ATTR

@@ -109,6 +109,47 @@ rm "$TMP/a.conf.d/50-typo.conf"
 run reload
 eq "reload, fixed: exit" 0 "$rc"
 
+# The experiment while the service runs: the service lets go of the NIC for the run (its values
+# go back, nothing is reasserted: a value changed behind the experiment's back would stop it with
+# exit 1) and takes it back after. The iperf3 server sits behind the veth, in a namespace of its own.
+ip netns add r8t-srv
+cleanup_hooks+=("ip netns del r8t-srv")
+ip link set peer0 netns r8t-srv
+ip addr add 10.78.0.1/24 dev enp2s0
+ip link set enp2s0 up
+ip -n r8t-srv addr add 10.78.0.2/24 dev peer0
+ip -n r8t-srv link set peer0 up
+ip netns exec r8t-srv iperf3 -s -D --pidfile "$TMP/iperf3.pid"
+wait_for 10 test -s "$TMP/iperf3.pid"
+cleanup_hooks+=("kill \$(cat $TMP/iperf3.pid)")
+wait_for 10 file_is "$gro" 20000 && ok || fail "experiment: not tuned before"
+set +e
+out=$("$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$SRCDIR/conf/quirks.d" --config "$TMP/a.conf" \
+        --state-dir "$TMP/state" experiment --server 10.78.0.2 --knob gro_flush_timeout=50000 --rounds 4 --seconds 1 \
+        --direction send --json 2>"$TMP/experiment.err")
+rc=$?
+set -e
+eq "experiment with the service: exit" 0 "$rc"
+[[ $rc == 0 ]] || cat "$TMP/experiment.err" >&2
+eq "experiment: against the NIC as the kernel set it" "gro_flush_timeout 50000 4" \
+        "$(jq -r '.results[0] | "\(.knob) \(.value) \(.rounds)"' <<<"$out")"
+msgs=$(journal_json _PID="$DPID" | jq -r .MESSAGE)
+contains "experiment: the service let go" "given back on request" "$msgs"
+wait_for 10 file_is "$gro" 20000 && ok || fail "experiment: the service did not take the NIC back"
+contains "experiment: the service took it back" "taken back on request" "$(journal_json _PID="$DPID" | jq -r .MESSAGE)"
+eq "experiment: tuned again" tuned "$(prop "$nic_obj" "$NAME.Nic" State)"
+# Killed right after its first write: the service sees it leave the bus and takes the NIC back
+# itself (its plan again, the original still in the journal for the stop).
+set +e
+"$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$SRCDIR/conf/quirks.d" --config "$TMP/a.conf" \
+        --state-dir "$TMP/state" --fault-after-writes 1:KILL experiment --server 10.78.0.2 --knob gro_flush_timeout=50000 \
+        --rounds 4 --seconds 1 >/dev/null 2>&1
+set -e
+wait_for 10 bash -c "journalctl -D $JOURNAL_DIR -o cat | grep -q 'caller it was let go of for has left the bus'" && ok ||
+        fail "experiment killed: the service did not notice"
+wait_for 10 file_is "$gro" 20000 && ok || fail "experiment killed: the service did not take the NIC back ($(cat "$gro"))"
+eq "experiment killed: tuned again" tuned "$(prop "$nic_obj" "$NAME.Nic" State)"
+
 # Not root: may read and verify, may not change anything (the bus policy says no, and the service).
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups env DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" "$@"; }
 set +e
