@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <dirent.h>
+
 #include "util.h"
 
 /*
@@ -26,6 +28,8 @@ int sysroot_read_u64(const Sysroot *s, const char *dir, const char *attr, uint64
 int sysroot_write(const Sysroot *s, const char *dir, const char *attr, const char *value);
 /* Opens a directory under the root, O_DIRECTORY, for listing. */
 int sysroot_open_dir(const Sysroot *s, const char *dir);
+/* The same as a DIR stream for readdir(): 0 or -errno. */
+int sysroot_opendir(const Sysroot *s, const char *dir, DIR **ret);
 /*
  * The same on a directory sysroot_open_dir() opened: several attributes of one directory,
  * one path walk. The attribute is one component and never a symlink.

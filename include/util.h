@@ -78,6 +78,11 @@ int read_fd_bounded(int fd, size_t max, char **ret, size_t *ret_len);
 const char *closest_word(const char *word, const char *const *candidates, size_t n);
 /* CLOCK_MONOTONIC in microseconds. */
 uint64_t now_monotonic_usec(void);
+/*
+ * Writes path whole or not at all: writer fills PATH.tmp (replacing a left-over), which is
+ * synced and renamed over path. 0 or -errno; the temporary file is gone either way.
+ */
+int write_file_atomic(const char *path, void (*writer)(FILE *f, const void *userdata), const void *userdata);
 /* The index of s in a string table (NULL entries skipped), -EINVAL if it is none of them. */
 int string_table_lookup(const char *const *table, size_t n, const char *s);
 /* Escapes a string for a JSON document into a FILE. */

@@ -135,17 +135,11 @@ static int parse_server(Experiment *e, const char *s) {
 static void rapl_find(Experiment *e) {
         const Sysroot *root = e->c.root;
         _cleanup_closedir_ DIR *d = NULL;
-        int fd = sysroot_open_dir(root, "class/powercap");
         struct dirent *de;
 
         e->rapl.why = "no RAPL energy counter (/sys/class/powercap)";
-        if (fd < 0)
+        if (sysroot_opendir(root, "class/powercap", &d) < 0)
                 return;
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return;
-        }
         while ((de = readdir(d)) && e->rapl.n < RAPL_ZONES_MAX) {
                 char dir[64], name[64];
                 uint64_t uj, range;
@@ -695,31 +689,11 @@ static void numbers_line(const Experiment *e, const Trial *t, FILE *f, const cha
                         change_text(&t->power_cmp, true, change, sizeof(change)));
 }
 
-static int write_atomic(const char *path, void (*writer)(const Experiment *e, FILE *f), const Experiment *e) {
-        _cleanup_free_ char *tmp = NULL;
-        FILE *f;
-
-        if (asprintf(&tmp, "%s.tmp", path) < 0)
-                return log_oom();
-        f = fopen(tmp, "we"); /* a left-over of an interrupted run is ours to replace */
-        if (!f)
-                return log_error_errno(errno, "Cannot write %s: %m", tmp);
-        writer(e, f);
-        if (fflush(f) != 0 || fsync(fileno(f)) < 0) {
-                int r = -errno;
-                fclose(f);
-                (void) unlink(tmp);
-                return log_error_errno(r, "Cannot write %s: %m", tmp);
-        }
-        if (fclose(f) != 0) {
-                (void) unlink(tmp);
-                return log_error_errno(errno, "Cannot write %s: %m", tmp);
-        }
-        if (rename(tmp, path) < 0) {
-                int r = -errno;
-                (void) unlink(tmp);
+/* Written whole or not at all, said either way. */
+static int write_output(const char *path, void (*writer)(FILE *f, const void *userdata), const Experiment *e) {
+        int r = write_file_atomic(path, writer, e);
+        if (r < 0)
                 return log_error_errno(r, "Cannot write %s: %m", path);
-        }
         return 0;
 }
 
@@ -731,7 +705,8 @@ static void today(char *buf, size_t size) {
                 snprintf(buf, size, "today");
 }
 
-static void write_config(const Experiment *e, FILE *f) {
+static void write_config(FILE *f, const void *userdata) {
+        const Experiment *e = userdata;
         char chip[160], kernel[32], date[32], name[160];
 
         today(date, sizeof(date));
@@ -830,7 +805,8 @@ static const char *known_median(const double *v, size_t n, char *buf, size_t siz
         return buf;
 }
 
-static void write_report(const Experiment *e, FILE *f) {
+static void write_report(FILE *f, const void *userdata) {
+        const Experiment *e = userdata;
         char chip[160], kernel[32], name[160], from[96], change[96], date[32];
 
         today(date, sizeof(date));
@@ -1000,11 +976,11 @@ static void output(Experiment *e) {
                         helped += !e->trials[i].cand.skipped && trial_helped(e, &e->trials[i]);
                 if (helped == 0)
                         log_notice("Nothing helped: %s not written.", e->o->write_config);
-                else if (write_atomic(e->o->write_config, write_config, e) >= 0)
+                else if (write_output(e->o->write_config, write_config, e) >= 0)
                         log_notice("Written %s: copy it to /etc/r8169-tuned/r8169-tuned.conf.d/ to keep what helped.",
                                    e->o->write_config);
         }
-        if (e->o->report && write_atomic(e->o->report, write_report, e) >= 0)
+        if (e->o->report && write_output(e->o->report, write_report, e) >= 0)
                 log_notice("Written %s.", e->o->report);
 }
 

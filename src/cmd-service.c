@@ -186,30 +186,24 @@ static int profile_show_bus(sd_bus *bus) {
 
 #define PROFILE_DROPIN "90-profile.conf"
 
-static int profile_persist(const Options *o, const char *name) {
-        _cleanup_free_ char *dir = NULL, *path = NULL, *tmp = NULL;
-        const char *conf = o->config ?: CONFIG_DEFAULT_PATH;
-        FILE *f;
+static void profile_dropin(FILE *f, const void *userdata) {
+        const char *name = userdata;
+        fprintf(f, "# Written by \"r8169-tuned profile %s --persist\"; later drop-ins still win.\n[global]\nprofile = %s\n",
+                name, name);
+}
 
-        if (asprintf(&dir, "%s.d", conf) < 0 || asprintf(&path, "%s/" PROFILE_DROPIN, dir) < 0 ||
-            asprintf(&tmp, "%s/." PROFILE_DROPIN ".tmp", dir) < 0)
+static int profile_persist(const Options *o, const char *name) {
+        _cleanup_free_ char *dir = NULL, *path = NULL;
+        const char *conf = o->config ?: CONFIG_DEFAULT_PATH;
+        int r;
+
+        if (asprintf(&dir, "%s.d", conf) < 0 || asprintf(&path, "%s/" PROFILE_DROPIN, dir) < 0)
                 return log_oom();
         if (mkdir(dir, 0755) < 0 && errno != EEXIST)
                 return log_error_errno(errno, "Cannot make %s: %m", dir);
-        f = fopen(tmp, "we");
-        if (!f)
-                return log_error_errno(errno, "Cannot write %s: %m", tmp);
-        fprintf(f, "# Written by \"r8169-tuned profile %s --persist\"; later drop-ins still win.\n[global]\nprofile = %s\n",
-                name, name);
-        if (fflush(f) != 0 || fsync(fileno(f)) < 0 || fclose(f) != 0) {
-                (void) unlink(tmp);
-                return log_error_errno(errno, "Cannot write %s: %m", tmp);
-        }
-        if (rename(tmp, path) < 0) {
-                int r = -errno;
-                (void) unlink(tmp);
+        r = write_file_atomic(path, profile_dropin, name);
+        if (r < 0)
                 return log_error_errno(r, "Cannot write %s: %m", path);
-        }
         log_info("Written to %s.", path);
         return 0;
 }

@@ -45,16 +45,9 @@ Profile profile_resolve(Profile configured, PowerSource power) {
 static PowerSource power_read(const Sysroot *root) {
         bool battery = false, online = false;
         DIR *d;
-        int fd;
 
-        fd = sysroot_open_dir(root, "class/power_supply");
-        if (fd < 0)
+        if (sysroot_opendir(root, "class/power_supply", &d) < 0)
                 return POWER_NO_BATTERY;
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return POWER_NO_BATTERY;
-        }
         for (struct dirent *de; (de = readdir(d));) {
                 char dir[320], type[32] = "", scope[32] = "";
                 uint64_t on = 0;

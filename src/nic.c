@@ -113,17 +113,10 @@ static void read_upstream(const Sysroot *root, Nic *n) {
 static void read_ifnames(const Sysroot *root, Nic *n) {
         char dir[64];
         DIR *d;
-        int fd;
 
         snprintf(dir, sizeof(dir), "bus/pci/devices/%s/net", n->slot);
-        fd = sysroot_open_dir(root, dir);
-        if (fd < 0)
+        if (sysroot_opendir(root, dir, &d) < 0)
                 return;
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return;
-        }
         for (struct dirent *de; (de = readdir(d));) {
                 if (de->d_name[0] == '.' || !ifname_valid(de->d_name))
                         continue;
@@ -358,19 +351,14 @@ int nic_read_tx_timeouts(const Sysroot *root, const Nic *n, uint64_t *ret) {
         _cleanup_closedir_ DIR *d = NULL;
         char dir[128];
         uint64_t sum = 0;
-        int fd, found = 0;
+        int r, found = 0;
 
         if (!nic_ifname(n))
                 return -ENODEV;
         snprintf(dir, sizeof(dir), "class/net/%s/queues", nic_ifname(n));
-        fd = sysroot_open_dir(root, dir);
-        if (fd < 0)
-                return fd;
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return -errno;
-        }
+        r = sysroot_opendir(root, dir, &d);
+        if (r < 0)
+                return r;
         for (struct dirent *de; (de = readdir(d));) {
                 char qdir[sizeof(dir) + 256 + 2];
                 uint64_t v;

@@ -123,6 +123,22 @@ int sysroot_open_dir(const Sysroot *s, const char *dir) {
         return open_in_root(s, dir, O_RDONLY | O_DIRECTORY);
 }
 
+int sysroot_opendir(const Sysroot *s, const char *dir, DIR **ret) {
+        int fd = sysroot_open_dir(s, dir), r;
+        DIR *d;
+
+        if (fd < 0)
+                return fd;
+        d = fdopendir(fd);
+        if (!d) {
+                r = -errno;
+                close(fd);
+                return r;
+        }
+        *ret = d;
+        return 0;
+}
+
 static int open_attr(const Sysroot *s, const char *dir, const char *attr, int flags, bool write) {
         _cleanup_close_ int dfd = -1;
         char path[4096 + 256];

@@ -231,3 +231,25 @@ int pci_slot_normalize(const char *s, char buf[13]) {
                 *p = (char) tolower((unsigned char) *p); /* sysfs writes hex in lower case */
         return pci_slot_valid(buf) ? 0 : -EINVAL;
 }
+
+int write_file_atomic(const char *path, void (*writer)(FILE *f, const void *userdata), const void *userdata) {
+        _cleanup_free_ char *tmp = NULL;
+        FILE *f;
+        int r = 0;
+
+        if (asprintf(&tmp, "%s.tmp", path) < 0)
+                return -ENOMEM;
+        f = fopen(tmp, "we");
+        if (!f)
+                return -errno;
+        writer(f, userdata);
+        if (fflush(f) != 0 || fsync(fileno(f)) < 0)
+                r = -errno;
+        if (fclose(f) != 0 && r == 0)
+                r = -errno;
+        if (r == 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0)
+                (void) unlink(tmp);
+        return r;
+}
