@@ -64,8 +64,9 @@ const char *candidate_settings_string(const Candidate *c, char *buf, size_t size
  * (clkpm, the L1 family, eee, tso/sg, the NAPI pair against 0/0, rx-usecs). Knobs already
  * at the candidate's value are left out of it; one that is left with nothing, or whose knob
  * cannot be read here, says why in skipped; a generic candidate that a quirk's already
- * covers is dropped, and one that goes against a correctness fix in force here (a quirk of
- * the powersave profile too) or touches a knob a quirk says the driver refuses is skipped.
+ * covers is dropped, and one that would turn on what a correctness fix in force here turns off
+ * (a quirk of the powersave profile too) or touches a knob a quirk says the driver refuses is
+ * skipped.
  */
 int experiment_candidates(const QuirkDb *db, const Nic *n, const Machine *m, const KnobReading current[_KNOB_MAX],
                           CandidateList *ret);

@@ -464,6 +464,10 @@ static void print_text(const Experiment *e, FILE *f) {
                 }
                 snprintf(label, sizeof(label), "%s (%s)", candidate_settings_string(&t->cand, name, sizeof(name)),
                          trial_from(t, from, sizeof(from)));
+                if (strlen(label) > 44 && t->rounds > 0) { /* its own line, the figures below it */
+                        fprintf(f, "%s\n", label);
+                        first = false;
+                }
                 if (t->rounds == 0) {
                         fprintf(f, "%-44s %s\n", label, t->failed[0] ? t->failed : "not measured (stopped before it)");
                         continue;

@@ -163,7 +163,12 @@ const char *candidate_skip_reason(const Candidate *c, char *buf, size_t size) {
         return buf;
 }
 
-/* A generic candidate against a correctness fix in force here, or on a knob a quirk says the driver refuses. */
+/*
+ * A generic candidate that would turn on what a correctness fix in force here turns off (TSO on
+ * a chip whose TSO corrupts, L1 where it times out), or on a knob a quirk says the driver
+ * refuses. Turning off what such an entry turns on (software coalescing) is a question of
+ * speed, and measured.
+ */
 static void check_against_quirks(Candidate *c, const QuirkDb *db, const Nic *n, const Machine *m) {
         for (size_t i = 0; i < db->n && !c->skipped; i++) {
                 const Quirk *q = &db->quirks[i];
@@ -175,8 +180,8 @@ static void check_against_quirks(Candidate *c, const QuirkDb *db, const Nic *n, 
 
                         if (q->skip[id])
                                 c->skipped = "the driver refuses it, says";
-                        else if (q->set[id] && q->value[id] != c->settings[k].value && !quirk_is_throughput_fix(q))
-                                c->skipped = "against the correctness fix of";
+                        else if (q->set[id] && q->value[id] == 0 && c->settings[k].value != 0 && !quirk_is_throughput_fix(q))
+                                c->skipped = "would undo the correctness fix of";
                         else
                                 continue;
                         c->blocked_by = q;
