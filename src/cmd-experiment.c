@@ -1070,14 +1070,17 @@ int cmd_experiment(const Options *o) {
                 (void) sigaction(signals[i], &sa, &old[i]);
         (void) sigaction(SIGPIPE, &ign, &old[3]);
         opened = true;
-        if (context_open_selected(&e.c, o, true, &selected) < 0)
+        r = context_open_selected(&e.c, o, true, &selected);
+        if (r < 0)
                 goto out;
         e.nic = pick_nic(&e, selected);
-        if (!e.nic)
+        if (!e.nic) {
+                r = -ENODEV;
                 goto out;
+        }
         if (e.nic->n_ifnames == 0) {
-                log_error("%s has no network interface (driver: %s): nothing to measure through.", e.nic->slot,
-                          e.nic->driver[0] ? e.nic->driver : "none");
+                r = log_error_errno(ENODEV, "%s has no network interface (driver: %s): nothing to measure through.",
+                                    e.nic->slot, e.nic->driver[0] ? e.nic->driver : "none");
                 goto out;
         }
         e.ifname = e.nic->ifnames[0];
