@@ -28,11 +28,25 @@ cp "$SRCDIR/tests/vm/guest.sh" "$share/"
 
 log=$TMP/guest.log
 t1=$SECONDS
-set +e
-(cd "$share" && bash "$SRCDIR/tests/vm/vm-run.sh" --kernel "$kernel" --timeout 1500 --share "$share" \
-        -- bash "$share/guest.sh" "$share") >"$log" 2>&1
-rc=$?
-set -e
+run_vm() {
+        set +e
+        (cd "$share" && bash "$SRCDIR/tests/vm/vm-run.sh" --kernel "$kernel" --timeout 1500 --share "$share" \
+                -- bash "$share/guest.sh" "$share") >"$log" 2>&1
+        rc=$?
+        set -e
+}
+run_vm
+# Under TCG a guest has, twice in about twenty runs of 6.12, reset on its way back from S3 (QEMU,
+# run with -no-reboot, then exits 0 with no status): no step before it failed, and the reset is
+# the emulated firmware's, not the service's. Such a run is made once more, and said.
+retried=""
+if [[ $rc != 0 ]] && grep -q 'no exit status came back (qemu status 0)' "$log" &&
+   [[ $(grep -E '^\[ *[0-9.]*\] == ' "$log" | tail -1) == *"== suspend" ]] && ! grep -q '^\[ *[0-9.]*\] FAIL' "$log"; then
+        cp "$log" "$BUILDDIR/Testing/vm-$suite-reset.log"
+        retried="the first run's guest reset during its suspend (QEMU exited 0, no status; its log: vm-$suite-reset.log); run again"
+        echo "vm matrix: $retried"
+        run_vm
+fi
 t_vm=$((SECONDS - t1))
 cat "$log"
 eq "guest's exit status (vm-run: 124 timed out, 125 no status)" 0 "$rc"
@@ -53,6 +67,7 @@ mkdir -p "$BUILDDIR/Testing"
 {
         echo "VM matrix, Debian $suite, guest kernel ${release:-?}: ${built%% (*}"
         echo "  package ${t_deb} s, VM ${t_vm} s (boot to command, steps, power-off), total $((SECONDS - t0)) s"
+        [[ -z $retried ]] || echo "  RETRIED: $retried"
         grep '^vm-run: kernel' "$log" | sed 's/^/  /'
         sed -n 's/^\[ *\([0-9.]*\)\] STEP \(.*\) \([0-9.]*\)$/  step \2: \3 s/p' "$log"
         grep -E '^\[ *[0-9.]*\] (guest:|onboard NIC:|found:|ok: (onboard NIC|reloaded|drift made|hotplugged NIC tuned|resumed|tuned after resume|restored|D-Bus|verify through|restore through|apply through|nobody)|hotplug:|systemd-analyze security:|RESULT)' "$log" |
