@@ -59,6 +59,7 @@ typedef struct Trial {
         bool power;                     /* idle power measured with it */
         Comparison cmp[_DIRECTION_MAX];
         Comparison power_cmp;
+        bool helped;                    /* what --write-config keeps (compare_trials) */
         char failed[256];               /* why it stopped early; "" if it did not */
 } Trial;
 
@@ -81,7 +82,7 @@ typedef struct Experiment {
         bool directions[_DIRECTION_MAX];
         unsigned rounds, seconds, idle_seconds;
         Trial *trials;
-        size_t n_trials;
+        size_t n_trials, n_helped;
         KnobReading found[_KNOB_MAX];   /* as found: what restore must leave */
         double line_mbps;               /* 0: not known */
         Rapl rapl;
@@ -386,21 +387,6 @@ static int run_trial(Experiment *e, Trial *t, size_t index) {
         return e->at_candidate ? to_baseline(e) : 0;
 }
 
-static void compare_trials(Experiment *e) {
-        for (size_t i = 0; i < e->n_trials; i++) {
-                Trial *t = &e->trials[i];
-
-                if (t->rounds == 0)
-                        continue;
-                for (Direction d = 0; d < _DIRECTION_MAX; d++)
-                        if (e->directions[d])
-                                experiment_compare(t->s[ARM_BASELINE][d].mbps, t->s[ARM_CANDIDATE][d].mbps, t->rounds, e->line_mbps,
-                                                   &t->cmp[d]);
-                if (t->power)
-                        experiment_compare(t->watts[ARM_BASELINE], t->watts[ARM_CANDIDATE], t->rounds, 0, &t->power_cmp);
-        }
-}
-
 /* Measured in full, helps in a direction and hurts in none: what --write-config keeps. */
 static bool trial_helped(const Experiment *e, const Trial *t) {
         bool helps = false;
@@ -415,6 +401,24 @@ static bool trial_helped(const Experiment *e, const Trial *t) {
                 helps = helps || t->cmp[d].verdict == VERDICT_HELPS;
         }
         return helps;
+}
+
+static void compare_trials(Experiment *e) {
+        e->n_helped = 0;
+        for (size_t i = 0; i < e->n_trials; i++) {
+                Trial *t = &e->trials[i];
+
+                if (t->rounds == 0)
+                        continue;
+                for (Direction d = 0; d < _DIRECTION_MAX; d++)
+                        if (e->directions[d])
+                                experiment_compare(t->s[ARM_BASELINE][d].mbps, t->s[ARM_CANDIDATE][d].mbps, t->rounds, e->line_mbps,
+                                                   &t->cmp[d]);
+                if (t->power)
+                        experiment_compare(t->watts[ARM_BASELINE], t->watts[ARM_CANDIDATE], t->rounds, 0, &t->power_cmp);
+                t->helped = !t->cand.skipped && trial_helped(e, t);
+                e->n_helped += t->helped;
+        }
 }
 
 static const char *trial_from(const Trial *t, char *buf, size_t size) {
@@ -443,7 +447,7 @@ static const char *change_text(const Comparison *c, bool watts, char *buf, size_
 static void print_text(const Experiment *e, FILE *f) {
         char chip[160], name[160], from[96], change[96], why[160];
         bool any_power = false, any_skipped = false;
-        size_t helped = 0;
+        size_t helped = e->n_helped;
 
         fprintf(f, "%s (%s), %s; iperf3 against %s:%u, %u round%s of %u s per arm and direction.\n", e->ifname, e->nic->slot,
                 report_chip_line(e->nic, chip, sizeof(chip)), e->host, e->port, e->rounds, e->rounds == 1 ? "" : "s", e->seconds);
@@ -485,7 +489,6 @@ static void print_text(const Experiment *e, FILE *f) {
                 if (t->failed[0])
                         fprintf(f, "%-44s stopped after %zu round%s: %s\n", "", t->rounds, t->rounds == 1 ? "" : "s", t->failed);
                 any_power = any_power || t->power;
-                helped += trial_helped(e, t);
         }
         if (any_power) {
                 fprintf(f, "\nIdle power (RAPL package counters, link idle, %u s per sample):\n", e->idle_seconds);
@@ -709,27 +712,12 @@ static void today(char *buf, size_t size) {
                 snprintf(buf, size, "today");
 }
 
-static void write_config(FILE *f, const void *userdata) {
-        const Experiment *e = userdata;
-        char chip[160], kernel[32], date[32], name[160];
-
-        today(date, sizeof(date));
-        fprintf(f, "# Written by \"r8169-tuned experiment\" on %s: what helped %s (%s, %s) on kernel %s,\n"
-                "# measured against %s:%u (%u rounds of %u s each). Only what helped: a 95 %% interval\n"
-                "# above 0 and at least %.0f %% faster in one direction, and not as clearly slower in the other.\n",
-                date, e->ifname, e->nic->slot, report_chip_line(e->nic, chip, sizeof(chip)),
-                kernel_version_to_string(&e->c.machine.kernel, kernel, sizeof(kernel)), e->host, e->port, e->rounds, e->seconds,
-                EXPERIMENT_PRACTICAL * 100);
-        for (size_t i = 0; i < e->n_trials; i++)
-                if (!e->trials[i].cand.skipped && trial_helped(e, &e->trials[i])) {
-                        fprintf(f, "#\n# %s:\n", candidate_settings_string(&e->trials[i].cand, name, sizeof(name)));
-                        numbers_line(e, &e->trials[i], f, "#   ");
-                }
-        fprintf(f, "\n[device experiment]\nmatch-slot = %s\n", e->nic->slot);
+/* "knob = value" for each setting of what helped: the drop-in's and the quirk draft's. */
+static void print_helped_settings(const Experiment *e, FILE *f) {
         for (size_t i = 0; i < e->n_trials; i++) {
                 const Trial *t = &e->trials[i];
 
-                if (t->cand.skipped || !trial_helped(e, t))
+                if (!t->helped)
                         continue;
                 for (size_t k = 0; k < t->cand.n; k++) {
                         char v[KNOB_VALUE_MAX];
@@ -739,20 +727,44 @@ static void write_config(FILE *f, const void *userdata) {
         }
 }
 
-static void report_quirk_draft(const Experiment *e, FILE *f) {
-        bool costs_power = false;
-        char kernel[32], name[160], id[65];
-        size_t helped = 0;
+/* Each candidate that helped, "HEAD<candidate>:", then its numbers, each line after PREFIX. */
+static void print_helped_numbers(const Experiment *e, FILE *f, const char *head, const char *prefix) {
+        char name[160];
 
         for (size_t i = 0; i < e->n_trials; i++)
-                if (!e->trials[i].cand.skipped && trial_helped(e, &e->trials[i])) {
-                        helped++;
+                if (e->trials[i].helped) {
+                        fprintf(f, "%s%s:\n", head, candidate_settings_string(&e->trials[i].cand, name, sizeof(name)));
+                        numbers_line(e, &e->trials[i], f, prefix);
+                }
+}
+
+static void write_config(FILE *f, const void *userdata) {
+        const Experiment *e = userdata;
+        char chip[160], kernel[32], date[32];
+
+        today(date, sizeof(date));
+        fprintf(f, "# Written by \"r8169-tuned experiment\" on %s: what helped %s (%s, %s) on kernel %s,\n"
+                "# measured against %s:%u (%u rounds of %u s each). Only what helped: a 95 %% interval\n"
+                "# above 0 and at least %.0f %% faster in one direction, and not as clearly slower in the other.\n",
+                date, e->ifname, e->nic->slot, report_chip_line(e->nic, chip, sizeof(chip)),
+                kernel_version_to_string(&e->c.machine.kernel, kernel, sizeof(kernel)), e->host, e->port, e->rounds, e->seconds,
+                EXPERIMENT_PRACTICAL * 100);
+        print_helped_numbers(e, f, "#\n# ", "#   ");
+        fprintf(f, "\n[device experiment]\nmatch-slot = %s\n", e->nic->slot);
+        print_helped_settings(e, f);
+}
+
+static void report_quirk_draft(const Experiment *e, FILE *f) {
+        bool costs_power = false;
+        char kernel[32], id[65];
+
+        for (size_t i = 0; i < e->n_trials; i++)
+                if (e->trials[i].helped)
                         /* Measured where RAPL counters exist; a link power change is assumed to cost where not. */
                         costs_power = costs_power || (e->trials[i].power ? e->trials[i].power_cmp.change.lo > 0
                                                                           : e->trials[i].cand.link_power);
-                }
         fprintf(f, "\n## Quirk entry draft\n\n");
-        if (helped == 0) {
+        if (e->n_helped == 0) {
                 fprintf(f, "Nothing helped measurably: no entry to propose.\n");
                 return;
         }
@@ -770,27 +782,13 @@ static void report_quirk_draft(const Experiment *e, FILE *f) {
         fprintf(f, "match-pci-id = %04x:%04x\n", e->nic->vendor, e->nic->device);
         /* What costs idle power is a throughput fix: performance only (balanced on AC). */
         fprintf(f, "profiles = %s\n", costs_power ? "performance" : "performance powersave");
-        for (size_t i = 0; i < e->n_trials; i++) {
-                const Trial *t = &e->trials[i];
-
-                if (t->cand.skipped || !trial_helped(e, t))
-                        continue;
-                for (size_t k = 0; k < t->cand.n; k++) {
-                        char v[KNOB_VALUE_MAX];
-                        fprintf(f, "%s = %s\n", knob_get(t->cand.settings[k].knob)->name,
-                                knob_format_value(t->cand.settings[k].knob, t->cand.settings[k].value, v, sizeof(v)));
-                }
-        }
+        print_helped_settings(e, f);
         fprintf(f, "reason = Measured faster with the values above by r8169-tuned experiment (why: to be said).\n");
         fprintf(f, "evidence = %s %s, %s, kernel %s, iperf3, %u rounds of %u s,\n", e->c.machine.dmi[DMI_SYS_VENDOR],
                 e->c.machine.dmi[DMI_PRODUCT_NAME], e->nic->chip ? e->nic->chip->name : "unknown chip",
                 kernel_version_to_string(&e->c.machine.kernel, kernel, sizeof(kernel)), e->rounds, e->seconds);
         fprintf(f, "  median change with its 95 %% interval:\n");
-        for (size_t i = 0; i < e->n_trials; i++)
-                if (!e->trials[i].cand.skipped && trial_helped(e, &e->trials[i])) {
-                        fprintf(f, "  %s:\n", candidate_settings_string(&e->trials[i].cand, name, sizeof(name)));
-                        numbers_line(e, &e->trials[i], f, "    ");
-                }
+        print_helped_numbers(e, f, "  ", "    ");
         fprintf(f, "reference = %s\n```\n", R8T_ISSUES_URL);
 }
 
@@ -975,10 +973,7 @@ static void output(Experiment *e) {
         else
                 print_text(e, stdout);
         if (e->o->write_config) {
-                size_t helped = 0;
-                for (size_t i = 0; i < e->n_trials; i++)
-                        helped += !e->trials[i].cand.skipped && trial_helped(e, &e->trials[i]);
-                if (helped == 0)
+                if (e->n_helped == 0)
                         log_notice("Nothing helped: %s not written.", e->o->write_config);
                 else if (write_output(e->o->write_config, write_config, e) >= 0)
                         log_notice("Written %s: copy it to /etc/r8169-tuned/r8169-tuned.conf.d/ to keep what helped.",
@@ -1018,7 +1013,7 @@ static int run_trials(Experiment *e) {
                         continue;
                 progress_clear(e);
                 /* Each change is in the journal; apply's own lines are below the notice level the table keeps. */
-                log_nic(LOG_NOTICE, R8T_MESSAGE_NIC_TUNED, e->nic, 0,
+                log_nic(LOG_NOTICE, R8T_MESSAGE_EXPERIMENT, e->nic, 0,
                         "experiment: %s (%s) against the NIC as found, %u round%s; each change through the undo journal %s/%s",
                         candidate_settings_string(&t->cand, name, sizeof(name)), candidate_origin_to_string(t->cand.origin),
                         e->rounds, e->rounds == 1 ? "" : "s", e->o->state_dir, e->nic->slot);

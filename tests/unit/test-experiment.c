@@ -5,11 +5,15 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <math.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "experiment.h"
 #include "iperf.h"
+#include "util.h"
 
 static char tmpdir[] = "/tmp/r8t-unit-exp.XXXXXX";
 
@@ -280,6 +284,11 @@ static void test_iperf_json(void **state) {
         assert_int_equal(iperf_parse_json("[1,2]", 5, &r, err, sizeof(err)), -EBADMSG);
 }
 
+static volatile sig_atomic_t alarm_fired;
+static void on_alarm(int sig) {
+        alarm_fired = sig;
+}
+
 /* The runner against a stand-in binary: its output parsed, its exit status and a hang handled. */
 static void test_iperf_run(void **state) {
         char path[512], err[256];
@@ -308,12 +317,25 @@ static void test_iperf_run(void **state) {
         assert_int_equal(iperf_run(&req, NULL, &r, err, sizeof(err)), -ENOENT);
         assert_non_null(strstr(err, "is iperf3 installed"));
 
-        /* Interrupted: the child is stopped at once, not waited for. */
+        /* Interrupted 0.3 s into a test that would hang for 60: the child is stopped at once, not waited for. */
         {
-                volatile sig_atomic_t stop = 1;
+                struct sigaction sa = { .sa_handler = on_alarm }, old;
+                struct itimerval it = { .it_value = { .tv_usec = 300000 } };
+                uint64_t t0;
+
                 req.binary = path;
                 req.host = "hang";
-                assert_int_equal(iperf_run(&req, &stop, &r, err, sizeof(err)), -EINTR);
+                alarm_fired = 0;
+                assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
+                assert_int_equal(setitimer(ITIMER_REAL, &it, NULL), 0);
+                t0 = now_monotonic_usec();
+                assert_int_equal(iperf_run(&req, &alarm_fired, &r, err, sizeof(err)), -EINTR);
+                assert_true(now_monotonic_usec() - t0 < 3000000);
+                assert_true(alarm_fired);
+                assert_int_equal(sigaction(SIGALRM, &old, NULL), 0);
+                /* Reaped: no child is left behind. */
+                assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+                assert_int_equal(errno, ECHILD);
         }
 }
 

@@ -23,7 +23,8 @@
 #   --rebuild         build the cached image again
 #   -h, --help
 # Environment: R8T_VM_ACCEL (tcg, the default, or kvm), R8T_VM_CACHE (default /var/cache/r8169-tuned-tests/vm), R8T_VM_MIRROR (default:
-#   the Debian mirror apt uses here), R8T_VM_QEMU_ARGS (extra QEMU arguments, word-split).
+#   the Debian mirror apt uses here), R8T_VM_QEMU_ARGS (extra QEMU arguments, word-split),
+#   R8T_VM_APPEND (extra guest kernel parameters, e.g. "loglevel=7 no_console_suspend").
 #
 # Exit status: COMMAND's status; 124 timeout; 125 the harness or the VM failed (no status came
 # back: see the console tail printed on stderr).
@@ -277,7 +278,7 @@ if [ $CONSOLE = 1 ]; then tail -F -n +1 "$RUN/console.log" >&2 & TAILPID=$!; fi
 
 T0=$(date +%s.%N)
 timeout -k 10 "$TIMEOUT" "${QEMU[@]}" \
-  -append "root=/dev/vda rw console=ttyS0 quiet loglevel=4 systemd.show_status=0 panic=-1 sysrq_always_enabled=1 r8t.run=1" \
+  -append "root=/dev/vda rw console=ttyS0 quiet loglevel=4 systemd.show_status=0 panic=-1 sysrq_always_enabled=1 r8t.run=1 ${R8T_VM_APPEND:-}" \
   -serial "file:$RUN/console.log" -chardev "stdio,id=out,signal=off,logfile=$RUN/out.log" -serial chardev:out \
   -serial "file:$RUN/status" </dev/null &
 QPID=$!
