@@ -14,10 +14,11 @@ typedef enum ProvenanceKind {
         PROVENANCE_CONFIG,
         PROVENANCE_GUARD, /* the tx-timeout guard: this link timed out */
         PROVENANCE_LINK_POWER, /* dynamic link power: the link's load */
+        PROVENANCE_WITH_L1, /* an L1 substate L1 off masks: written off with it, so that restore gives it back */
         _PROVENANCE_KIND_MAX,
 } ProvenanceKind;
 
-/* "quirk", "config", "tx-timeout-guard", "link-power" as JSON's source says it; NULL for none. */
+/* "quirk", "config", "tx-timeout-guard", "link-power", "with-l1" as JSON's source says it; NULL for none. */
 const char *provenance_kind_to_string(ProvenanceKind k);
 
 /* Why a knob should have a value: a quirk (with its reason and reference) or a config line. */

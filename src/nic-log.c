@@ -64,6 +64,10 @@ static void provenance_fields(Fields *f, const Provenance *why, char *prov, size
                 field(f, "GUARD=tx-timeout");
                 snprintf(prov, size, " (tx-timeout guard)");
                 break;
+        case PROVENANCE_WITH_L1:
+                field(f, "WITH_L1=off");
+                snprintf(prov, size, " (with l1_aspm 0, which masks it)");
+                break;
         case PROVENANCE_CONFIG:
                 field(f, "CONFIG_FILE=%s", why->origin.file);
                 field(f, "CONFIG_LINE=%u", why->origin.line);

@@ -16,6 +16,7 @@ static const char *const provenance_kinds[_PROVENANCE_KIND_MAX] = {
         [PROVENANCE_CONFIG] = "config",
         [PROVENANCE_GUARD] = "tx-timeout-guard",
         [PROVENANCE_LINK_POWER] = "link-power",
+        [PROVENANCE_WITH_L1] = "with-l1",
 };
 
 const char *provenance_kind_to_string(ProvenanceKind k) { return k < _PROVENANCE_KIND_MAX ? provenance_kinds[k] : NULL; }
@@ -33,6 +34,9 @@ const char *plan_provenance_string(const Provenance *p, char *buf, size_t size) 
                 break;
         case PROVENANCE_LINK_POWER:
                 snprintf(buf, size, "link-power dynamic");
+                break;
+        case PROVENANCE_WITH_L1:
+                snprintf(buf, size, "with l1_aspm 0");
                 break;
         default:
                 snprintf(buf, size, "-");
@@ -174,6 +178,7 @@ void plan_knobs_needed(const PlanInput *in, bool needed[_KNOB_MAX]) {
         dynamic = setting && setting->mode == LINK_POWER_DYNAMIC;
         for (int k = 0; k < _KNOB_MAX; k++)
                 needed[k] = !p->ignored && (set[k] || skip[k] || (dynamic && knob_get(k)->l1) ||
+                                            (set[KNOB_L1_ASPM] && value[KNOB_L1_ASPM] == 0 && knob_get(k)->l1) ||
                                             (in->tx_guard && knob_get(k)->off_after_tx_timeout));
         free(p);
 }
@@ -278,6 +283,24 @@ static void plan_held_back(const PlanInput *in, NicPlan *ret, const Wanted *w) {
         }
 }
 
+/*
+ * L1 off masks every L1 substate (aspm.c: writing 0 to l1_aspm disables L1.1, L1.2 and the
+ * PCI-PM ones) and L1 on does not bring them back: where a quirk or the configuration turns L1
+ * off and leaves a substate that is on undecided, the substate is written off first, so that
+ * the undo journal holds its original and restore gives it back with L1.
+ */
+static void plan_with_l1(const PlanInput *in, Wanted *w) {
+        if (!w->set[KNOB_L1_ASPM] || w->value[KNOB_L1_ASPM] != 0)
+                return;
+        for (int k = 0; k < _KNOB_MAX; k++)
+                if (knob_get(k)->l1 && k != KNOB_L1_ASPM && !w->set[k] && !w->skip[k] &&
+                    in->current[k].status == KNOB_STATUS_OK && in->current[k].value != 0) {
+                        w->set[k] = true;
+                        w->value[k] = 0;
+                        w->why[k] = (Provenance) { .kind = PROVENANCE_WITH_L1 };
+                }
+}
+
 void plan_nic(const PlanInput *in, NicPlan *ret) {
         Wanted w = {};
         PlanItem *items = ret->items;
@@ -290,6 +313,7 @@ void plan_nic(const PlanInput *in, NicPlan *ret) {
         }
         plan_link_power(in, ret, w.set, w.skip, w.value, w.why);
         plan_tx_guard(in, ret, &w);
+        plan_with_l1(in, &w);
         for (int k = 0; k < _KNOB_MAX; k++)
                 if (w.set[k] || w.skip[k])
                         plan_item(in, &w, k, &items[ret->n++]);

@@ -730,6 +730,50 @@ static void test_plan_knobs_needed(void **state) {
         same_items_from_needed(&in);
 }
 
+/* L1 off masks its substates: those that are on are written off first, so the undo journal has them. */
+static void test_plan_with_l1(void **state) {
+        Nic nic = { .slot = "0000:01:00.0", .ifnames = { "enp1s0" }, .n_ifnames = 1, .xid = 0x541, .vendor = 0x10ec, .device = 0x8168 };
+        KnobReading cur[_KNOB_MAX] = {};
+        Quirk q = q_all;
+        QuirkDb db = { .quirks = &q, .n = 1 };
+        Machine m = {};
+        PlanInput in = { .nic = &nic, .current = cur, .quirks = &db, .profile = PROFILE_PERFORMANCE, .machine = &m };
+        bool needed[_KNOB_MAX];
+        NicPlan p;
+
+        q.match.xids = &x541;
+        q.match.n_xids = 1;
+        q.set[KNOB_L1_ASPM] = true; /* l1_aspm = 0, as rtl8168gu-6.4-aspm */
+        cur[KNOB_L1_ASPM].value = 1;
+        cur[KNOB_L1_1_ASPM].value = 1;
+        cur[KNOB_L1_2_ASPM].value = 0;
+        cur[KNOB_L1_1_PCIPM].value = 1;
+        cur[KNOB_L1_2_PCIPM] = (KnobReading) { .status = KNOB_STATUS_ABSENT, .error = -ENOENT };
+        plan_nic(&in, &p);
+        assert_int_equal(find_item(&p, KNOB_L1_ASPM)->why.kind, PROVENANCE_QUIRK);
+        assert_int_equal(find_item(&p, KNOB_L1_1_ASPM)->action, PLAN_CHANGE);
+        assert_int_equal(find_item(&p, KNOB_L1_1_ASPM)->desired, 0);
+        assert_int_equal(find_item(&p, KNOB_L1_1_ASPM)->why.kind, PROVENANCE_WITH_L1);
+        assert_int_equal(find_item(&p, KNOB_L1_1_PCIPM)->why.kind, PROVENANCE_WITH_L1);
+        assert_null(find_item(&p, KNOB_L1_2_ASPM));  /* off already: nothing to give back */
+        assert_null(find_item(&p, KNOB_L1_2_PCIPM)); /* not on this link */
+        assert_true(find_item(&p, KNOB_L1_1_ASPM) < find_item(&p, KNOB_L1_ASPM));
+        assert_true(find_item(&p, KNOB_L1_1_PCIPM) < find_item(&p, KNOB_L1_ASPM));
+        plan_knobs_needed(&in, needed);
+        assert_true(needed[KNOB_L1_1_ASPM] && needed[KNOB_L1_2_ASPM] && needed[KNOB_L1_1_PCIPM]);
+        same_items_from_needed(&in);
+
+        /* A substate the quirk decides stays the quirk's; L1 on masks nothing. */
+        q.set[KNOB_L1_1_ASPM] = true;
+        plan_nic(&in, &p);
+        assert_int_equal(find_item(&p, KNOB_L1_1_ASPM)->why.kind, PROVENANCE_QUIRK);
+        q.set[KNOB_L1_1_ASPM] = false;
+        q.value[KNOB_L1_ASPM] = 1;
+        plan_nic(&in, &p);
+        assert_null(find_item(&p, KNOB_L1_1_ASPM));
+        assert_null(find_item(&p, KNOB_L1_1_PCIPM));
+}
+
 static void test_profile_resolve(void **state) {
         assert_int_equal(profile_resolve(PROFILE_BALANCED, POWER_AC), PROFILE_PERFORMANCE);
         assert_int_equal(profile_resolve(PROFILE_BALANCED, POWER_NO_BATTERY), PROFILE_PERFORMANCE);
@@ -755,6 +799,7 @@ int main(void) {
                 cmocka_unit_test(test_quirk_key_words),
                 cmocka_unit_test(test_quirk_override_dir),
                 cmocka_unit_test(test_xid_match_semantics), cmocka_unit_test(test_plan), cmocka_unit_test(test_plan_link_power), cmocka_unit_test(test_plan_knobs_needed),
+                cmocka_unit_test(test_plan_with_l1),
                 cmocka_unit_test(test_profile_resolve),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
