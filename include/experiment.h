@@ -17,6 +17,7 @@
 #define EXPERIMENT_PRACTICAL 0.05
 /* A baseline this close to the link speed has no room to get faster: TCP over Ethernet tops out near 94 %. */
 #define EXPERIMENT_LINE_RATE 0.90
+/* What one --knob may name; a candidate holds every knob once at most (the L1 substates it adds, a quirk's). */
 #define EXPERIMENT_SETTINGS_MAX 8
 /* Mann-Whitney's smallest two-sided p with 4 and 4 values is 2/70: below that no 95 % interval exists. */
 #define EXPERIMENT_ROUNDS_MIN 4
@@ -37,7 +38,7 @@ typedef enum CandidateOrigin {
 const char *candidate_origin_to_string(CandidateOrigin o);
 
 typedef struct Candidate {
-        Setting settings[EXPERIMENT_SETTINGS_MAX];
+        Setting settings[_KNOB_MAX];        /* distinct knobs */
         size_t n;
         CandidateOrigin origin;
         const Quirk *quirk;                 /* CANDIDATE_QUIRK */

@@ -87,6 +87,7 @@ typedef struct Experiment {
         double line_mbps;               /* 0: not known */
         Rapl rapl;
         bool at_candidate;              /* the NIC holds a candidate's values now */
+        bool not_as_found;              /* a way back to the baseline failed: the NIC is not as found */
         uint64_t rng;
         bool tty;
         unsigned tests_total, tests_done;
@@ -174,17 +175,19 @@ static int rapl_read(Experiment *e, uint64_t uj[RAPL_ZONES_MAX]) {
         return 0;
 }
 
-/* Sleeps, waking for a signal: -EINTR when one asked the experiment to stop. */
+/* Sleeps, waking for a signal: -EINTR when one asked the experiment to stop. In slices of at most
+ * 200 ms: a signal that lands between the check and the sleep is seen within one. */
 static int pause_ms(unsigned ms) {
         uint64_t end = now_monotonic_usec() + (uint64_t) ms * 1000;
 
         while (!interrupted) {
-                uint64_t now = now_monotonic_usec();
+                uint64_t now = now_monotonic_usec(), left;
                 struct timespec ts;
 
                 if (now >= end)
                         return 0;
-                ts = (struct timespec) { .tv_sec = (time_t) ((end - now) / 1000000), .tv_nsec = (long) ((end - now) % 1000000) * 1000 };
+                left = end - now < 200000 ? end - now : 200000;
+                ts = (struct timespec) { .tv_nsec = (long) left * 1000 };
                 (void) nanosleep(&ts, NULL);
         }
         return -EINTR;
@@ -292,6 +295,7 @@ static int to_baseline(Experiment *e) {
 
         r = restore_nic(&e->ac, e->nic, e->nic->slot, &st);
         e->at_candidate = false;
+        e->not_as_found = true; /* until shown otherwise */
         if (r < 0 || st.failed > 0)
                 return log_error_errno(r < 0 ? r : EIO, "%s: the values as found could not all be put back; "
                                        "\"r8169-tuned restore %s\" tries again from the undo journal.", e->ifname, e->ifname);
@@ -308,6 +312,7 @@ static int to_baseline(Experiment *e) {
         if (st.left_alone > 0)
                 return log_error_errno(EBUSY, "%s: another tool changed a value the experiment had set; it stops, as its "
                                        "baseline is gone.", e->ifname);
+        e->not_as_found = false;
         return 0;
 }
 
@@ -550,8 +555,8 @@ static void json_interval(JsonWriter *w, const Comparison *c, int decimals) {
 
 /* "knob" and "value" as one string each ("gro_flush_timeout,napi_defer_hard_irqs", "0,0"), then each setting. */
 static void json_candidate(JsonWriter *w, const Trial *t) {
-        /* At most EXPERIMENT_SETTINGS_MAX names of under 32 and values of under KNOB_VALUE_MAX: it all fits. */
-        char knobs[EXPERIMENT_SETTINGS_MAX * 32] = "", values[EXPERIMENT_SETTINGS_MAX * (KNOB_VALUE_MAX + 1)] = "";
+        /* At most _KNOB_MAX names of under 32 and values of under KNOB_VALUE_MAX: it all fits. */
+        char knobs[_KNOB_MAX * 32] = "", values[_KNOB_MAX * (KNOB_VALUE_MAX + 1)] = "";
 
         for (size_t i = 0; i < t->cand.n; i++) {
                 char v[KNOB_VALUE_MAX];
@@ -931,11 +936,15 @@ static int take_nic(Experiment *e, sd_bus *bus, bool *released, bool *was_releas
         int r;
 
         if (bus) {
+                /* Let go of already (a user's restore): asked again, it would hold the NIC for this caller
+                 * and take it back when the experiment leaves the bus, which the user did not want. */
                 *was_released = service_nic_released(bus, e->nic->slot) > 0;
-                *released = true;
-                r = service_release_nic(bus, e->ifname);
-                if (r < 0)
-                        return r;
+                if (!*was_released) {
+                        *released = true;
+                        r = service_release_nic(bus, e->ifname);
+                        if (r < 0)
+                                return r;
+                }
         } else if (undo_service_running(e->o->state_dir) > 0)
                 return log_error_errno(EBUSY, "r8169-tuned.service is running without its D-Bus API and keeps %s as configured: "
                                        "the experiment cannot ask it to let go. \"systemctl stop r8169-tuned\" first.", e->ifname);
@@ -1037,7 +1046,7 @@ int cmd_experiment(const Options *o) {
                 .idle_seconds = o->idle_seconds ?: IDLE_SECONDS_DEFAULT,
                 .directions = { !o->direction || !streq(o->direction, "receive"), !o->direction || !streq(o->direction, "send") },
         };
-        bool released = false, was_released = false, opened = false, restored = true;
+        bool released = false, was_released = false, opened = false, failed = false;
         char err[200];
         int ret = 1, r = 0;
 
@@ -1094,6 +1103,12 @@ int cmd_experiment(const Options *o) {
         r = take_nic(&e, bus, &released, &was_released, &lock);
         if (r < 0 || interrupted)
                 goto out;
+        /* The service's values went back (ASPM or EEE may renegotiate the link): the first round waits as every switch does. */
+        if (released) {
+                r = settle(&e);
+                if (r < 0)
+                        goto out;
+        }
         e.ac = (ApplyContext) { .backend = &e.c.backend, .state_dir = o->state_dir, .fault_after = o->fault_after_writes,
                                 .fault_signal = o->fault_signal };
         backend_read_all(&e.c.backend, e.nic, e.found);
@@ -1113,19 +1128,22 @@ int cmd_experiment(const Options *o) {
                         (unsigned) ((e.tests_total - e.tests_done) * (e.seconds + 1.0) / 60 + 1));
         r = run_trials(&e);
         progress_clear(&e);
-        if (e.at_candidate && to_baseline(&e) < 0)
-                restored = false;
+        if (e.at_candidate)
+                (void) to_baseline(&e);
 out:
         lock = lock >= 0 ? (close(lock), -1) : -1;
-        ret = r < 0 || !restored ? 1 : 0;
+        ret = r < 0 || e.not_as_found ? 1 : 0;
         /* The service takes the NIC back unless it had let go of it before (a "restore" by the user). */
         if (released && !was_released && service_take_back_nic(bus, e.ifname) < 0)
-                ret = 1;
+                failed = true;
         if (interrupted) {
-                if (restored)
+                if (!e.not_as_found)
                         log_notice("Interrupted: %s is as it was found.", e.ifname ?: "the NIC");
-                ret = 128 + interrupted;
-        } else if (r >= 0 && restored && e.nic) {
+                /* A NIC not as found, or not taken back, says 1 whatever stopped the run. */
+                ret = e.not_as_found || failed ? 1 : 128 + interrupted;
+        } else if (failed)
+                ret = 1;
+        if (!interrupted && r >= 0 && !e.not_as_found && e.nic) {
                 compare_trials(&e);
                 output(&e);
         }

@@ -145,7 +145,7 @@ void candidate_check(Candidate *c, const KnobReading current[_KNOB_MAX]) {
                                         continue;
                                 for (size_t j = 0; j < c->n; j++)
                                         listed = listed || c->settings[j].knob == k;
-                                if (!listed && c->n < EXPERIMENT_SETTINGS_MAX)
+                                if (!listed) /* distinct knobs: it fits */
                                         c->settings[c->n++] = (Setting) { k, 0 };
                         }
         for (size_t i = 0; i < c->n; i++) {
@@ -231,7 +231,7 @@ int experiment_candidates(const QuirkDb *db, const Nic *n, const Machine *m, con
                 any_kernel.n_kernels = 0;
                 if (n->xid == CHIP_XID_INVALID || !match_test(&any_kernel, n, m))
                         continue;
-                for (KnobId k = 0; k < _KNOB_MAX && c.n < EXPERIMENT_SETTINGS_MAX; k++)
+                for (KnobId k = 0; k < _KNOB_MAX; k++)
                         if (q->set[k])
                                 c.settings[c.n++] = (Setting) { k, q->value[k] };
                 if (c.n == 0)
@@ -293,7 +293,8 @@ void experiment_compare(const double *baseline, const double *candidate, size_t 
         c.relative = c.baseline > 0 ? c.change.estimate / c.baseline : 0;
         up = c.change.lo > 0;
         down = c.change.hi < 0;
-        large = c.baseline > 0 && fabs(c.change.estimate) >= EXPERIMENT_PRACTICAL * c.baseline;
+        /* From nothing (a baseline median of 0 Mb/s), any change the interval shows is large. */
+        large = c.baseline <= 0 || fabs(c.change.estimate) >= EXPERIMENT_PRACTICAL * c.baseline;
         if (down && large)
                 c.verdict = VERDICT_HURTS;
         else if (up && large)

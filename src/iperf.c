@@ -176,12 +176,13 @@ int iperf_run(const IperfRequest *req, volatile sig_atomic_t *interrupted, Iperf
         }
         if (pid == 0)
                 child_exec(req, fds[1]);
+        (void) setpgid(pid, pid); /* as the child does: whichever runs first, the group exists before any kill */
         close(fds[1]);
         r = collect(fds[0], now_monotonic_usec() + (uint64_t) (req->seconds + IPERF_GRACE_S) * 1000000u, interrupted,
                     &out, &len);
         close(fds[0]);
         if (r < 0)
-                (void) kill(pid, SIGKILL);
+                (void) kill(-pid, SIGKILL); /* the group: an iperf3 behind a wrapper goes too */
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                 ;
         if (r == -ETIMEDOUT)

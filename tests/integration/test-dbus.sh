@@ -153,6 +153,21 @@ wait_for 10 bash -c "journalctl -D $JOURNAL_DIR -o cat | grep -q 'caller it was 
         fail "experiment killed: the service did not notice"
 wait_for 10 file_is "$gro" 20000 && ok || fail "experiment killed: the service did not take the NIC back ($(cat "$gro"))"
 eq "experiment killed: tuned again" tuned "$(prop "$nic_obj" "$NAME.Nic" State)"
+# A NIC the user gave back with restore stays given back after an experiment: it is not asked
+# for again (a hold would end, and the NIC be tuned, when the experiment leaves the bus).
+run restore enp2s0
+eq "restore before the experiment" "0 released" "$rc $(prop "$nic_obj" "$NAME.Nic" State)"
+set +e
+"$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$SRCDIR/conf/quirks.d" --config "$TMP/a.conf" \
+        --state-dir "$TMP/state" experiment --server 10.78.0.2 --knob gro_flush_timeout=50000 --rounds 4 --seconds 1 \
+        --direction send >/dev/null 2>"$TMP/experiment.err"
+rc=$?
+set -e
+eq "experiment on a restored NIC: exit" 0 "$rc"
+sleep 0.5
+eq "experiment on a restored NIC: still given back" "0 released" "$(cat "$gro") $(prop "$nic_obj" "$NAME.Nic" State)"
+run apply enp2s0
+wait_for 10 file_is "$gro" 20000 && ok || fail "apply after the experiment on a restored NIC"
 
 # Not root: may read and verify, may not change anything (the bus policy says no, and the service).
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups env DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" "$@"; }

@@ -104,6 +104,25 @@ static void test_check(void **state) {
         candidate_check(&c, r);
         assert_null(c.skipped);
         assert_string_equal(candidate_settings_string(&c, buf, sizeof(buf)), "l1_aspm=0,l1_2_aspm=0,l1_1_pcipm=0");
+        /* ... also after the most knobs one --knob may name: none of them is left out. */
+        set(r, KNOB_L1_1_ASPM, 1);
+        set(r, KNOB_L1_2_PCIPM, 1);
+        set(r, KNOB_GSO, 1);
+        set(r, KNOB_GRO, 1);
+        assert_int_equal(candidate_parse("l1_aspm=0,clkpm=0,tso=off,sg=off,gso=off,gro=off,gro_flush_timeout=1,"
+                                         "napi_defer_hard_irqs=1", &c, err, sizeof(err)), 0);
+        candidate_check(&c, r);
+        assert_null(c.skipped);
+        assert_int_equal(c.n, EXPERIMENT_SETTINGS_MAX + 4);
+        for (KnobId k = 0; k < _KNOB_MAX; k++)
+                if (knob_get(k)->l1 && k != KNOB_L1_ASPM) {
+                        bool listed = false;
+                        for (size_t i = 0; i < c.n; i++)
+                                listed = listed || (c.settings[i].knob == k && c.settings[i].value == 0);
+                        assert_true(listed);
+                }
+        set(r, KNOB_L1_1_ASPM, 0);
+        set(r, KNOB_L1_2_PCIPM, 0);
         /* A partial feature does not hold its value: TSO partly on is a candidate for tso=on. */
         r[KNOB_TSO].partial = true;
         assert_int_equal(candidate_parse("tso=on", &c, err, sizeof(err)), 0);
@@ -254,6 +273,13 @@ static void test_compare(void **state) {
         /* ... but it can still see a loss. */
         experiment_compare(line, base, 5, 1000, &c);
         assert_int_equal(c.verdict, VERDICT_HURTS);
+
+        /* From a dead link (0 Mb/s) to a working one: helps, whatever the ratio. */
+        {
+                const double zero[] = { 0, 0, 0, 0, 0 };
+                experiment_compare(zero, base, 5, 0, &c);
+                assert_int_equal(c.verdict, VERDICT_HELPS);
+        }
 
         /* Three rounds cannot give a 95 % interval. */
         experiment_compare(base, fast, 3, 0, &c);
