@@ -28,22 +28,29 @@ cp "$SRCDIR/tests/vm/guest.sh" "$share/"
 
 log=$TMP/guest.log
 t1=$SECONDS
+# A run takes 100 to 200 s here (TCG); 600 s ends one whose guest stopped answering long
+# before the suite's own limit.
 run_vm() {
         set +e
-        (cd "$share" && bash "$SRCDIR/tests/vm/vm-run.sh" --kernel "$kernel" --timeout 1500 --share "$share" \
+        (cd "$share" && bash "$SRCDIR/tests/vm/vm-run.sh" --kernel "$kernel" --timeout 600 --share "$share" \
                 -- bash "$share/guest.sh" "$share") >"$log" 2>&1
         rc=$?
         set -e
 }
 run_vm
-# Under TCG a guest has, twice in about twenty runs of 6.12, reset on its way back from S3 (QEMU,
-# run with -no-reboot, then exits 0 with no status): no step before it failed, and the reset is
-# the emulated firmware's, not the service's. Such a run is made once more, and said.
+# Under TCG a guest of 6.12 has at times not come back from S3 (twice in about twenty runs here;
+# three of four runs on CI's machine on 1 December 2026): it reset on its way back (QEMU, run
+# with -no-reboot, then exits 0 with no status) or stopped answering (the timeout; vm-run.sh
+# now says what QEMU reported then, and wakes a guest still suspended 5 s after a wakeup
+# again). No step before it failed, and neither is the service's doing: such a run is made
+# once more, and said; a second one fails the test.
 retried=""
-if [[ $rc != 0 ]] && grep -q 'no exit status came back (qemu status 0)' "$log" &&
+if [[ $rc == 124 || ( $rc != 0 && $(grep -c 'no exit status came back (qemu status 0)' "$log") != 0 ) ]] &&
    [[ $(grep -E '^\[ *[0-9.]*\] == ' "$log" | tail -1) == *"== suspend" ]] && ! grep -q '^\[ *[0-9.]*\] FAIL' "$log"; then
         cp "$log" "$BUILDDIR/Testing/vm-$suite-reset.log"
-        retried="the first run's guest reset during its suspend (QEMU exited 0, no status; its log: vm-$suite-reset.log); run again"
+        how="reset on its way back (QEMU exited 0, no status)"
+        [[ $rc == 124 ]] && how="stopped answering ($(grep -o "QEMU's status then: [^;]*" "$log" || echo "QEMU's status unknown"))"
+        retried="the first run's guest $how during its suspend (its log: vm-$suite-reset.log); run again"
         echo "vm matrix: $retried"
         run_vm
 fi

@@ -281,7 +281,7 @@ timeout -k 10 "$TIMEOUT" "${QEMU[@]}" \
   -append "root=/dev/vda rw console=ttyS0 quiet loglevel=4 systemd.show_status=0 panic=-1 sysrq_always_enabled=1 r8t.run=1 ${R8T_VM_APPEND:-}" \
   -serial "file:$RUN/console.log" -chardev "stdio,id=out,signal=off,logfile=$RUN/out.log" -serial chardev:out \
   -serial "file:$RUN/status" </dev/null &
-QPID=$!
+QPID=$! QSTART=$SECONDS
 
 # QMP relay: the guest's r8t-qmp drops ctl/qmp/req-N (line 1: delay, line 2: "suspended" or
 # "-", then the command and key=value arguments); the reply goes to rep-N, the status to rc-N.
@@ -315,13 +315,29 @@ time.sleep(float(delay))
 msg = {"execute": cmd}
 if kv: msg["arguments"] = {k: typed(v) for k, v in (a.split("=", 1) for a in kv)}
 r = call(msg)
+if cmd == "system_wakeup" and "error" not in r:
+    # A wakeup the guest's firmware missed leaves it suspended for good: asked again, and said.
+    for n in range(1, 6):
+        t = time.time()
+        while time.time() - t < 5 and call({"execute": "query-status"})["return"]["status"] == "suspended":
+            time.sleep(0.2)
+        if call({"execute": "query-status"})["return"]["status"] != "suspended": break
+        print("vm-run: the guest is still suspended 5 s after system_wakeup: woken again (%d)" % n, file=sys.stderr, flush=True)
+        r = call(msg)
 print(json.dumps(r.get("return", r))); sys.exit(1 if "error" in r else 0)
 EOF
   local rc=$?
+  # What the relay had to say of itself (a wakeup made again) goes to the host's log too.
+  grep '^vm-run: ' "$CTL/qmp/.rep-$n" >&2 || true
   mv "$CTL/qmp/.rep-$n" "$CTL/qmp/rep-$n"; echo $rc > "$CTL/qmp/rc-$n"
 }
 quit_after=""
+asked_status=""
 while kill -0 $QPID 2>/dev/null; do
+  # Shortly before the timeout: what QEMU says of the guest (running, suspended, ...), for the report.
+  if [ -z "$asked_status" ] && [ $((SECONDS - QSTART)) -ge $((TIMEOUT - 5)) ]; then
+    asked_status=1; relay_one status 0 - query-status; cp "$CTL/qmp/rep-status" "$RUN/qemu-status" 2>/dev/null || true
+  fi
   # The status is in: a guest that has not powered off 30 s later (a sync that hangs on a 9p
   # share a suspend killed) is stopped from here.
   if [ -z "$quit_after" ] && grep -q '^rc=' "$RUN/status" 2>/dev/null; then quit_after=$((SECONDS + 30)); fi
@@ -352,7 +368,8 @@ if [ -s "$CTL/guest-times" ]; then
 fi
 echo "vm-run: kernel $(cat "$IMGDIR/kernel-release") accel=$ACCEL; host: command started after ${READY}s, total $(awk -v a="$T1" -v b="$T0" 'BEGIN { printf "%.1f", a - b }')s; guest: $GT" >&2
 if [ $QRC = 124 ] || [ $QRC = 137 ]; then
-  echo "vm-run: timed out after ${TIMEOUT}s; console tail:" >&2; tail -n 30 "$RUN/console.log" >&2; exit 124
+  echo "vm-run: timed out after ${TIMEOUT}s; QEMU's status then: $(cat "$RUN/qemu-status" 2>/dev/null || echo unknown); console tail:" >&2
+  tail -n 30 "$RUN/console.log" >&2; exit 124
 fi
 RC=$(sed -n 's/^rc=\([0-9]*\).*/\1/p' "$RUN/status" 2>/dev/null | tail -n 1)
 if [ -z "$RC" ]; then
