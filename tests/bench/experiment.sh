@@ -9,15 +9,8 @@
 #   tests/bench/experiment.sh          ARGS="--rounds 4" (more experiment options) OUT=DIR
 set -euo pipefail
 SRCDIR=$(cd "$(dirname "$0")/../.." && pwd)
-[[ $(id -u) == 0 ]] || { echo "must run as root" >&2; exit 1; }
-if [[ -z "${R8T:-}" ]]; then
-        cmake -S "$SRCDIR" -B "$SRCDIR/build-bench" -DCMAKE_BUILD_TYPE=Release -DR8T_TESTS=OFF >/dev/null
-        cmake --build "$SRCDIR/build-bench" -j"$(nproc)" >/dev/null
-        R8T=$SRCDIR/build-bench/r8169-tuned
-fi
-export R8T SRCDIR
-OUT=${OUT:-$SRCDIR/build-bench/results/experiment-$(date -u +%Y%m%dT%H%M%SZ)}
-mkdir -p "$OUT"
+source "$SRCDIR/tests/bench/lib.sh"
+bench_init experiment-
 source "$SRCDIR/tests/lib.sh"
 source "$SRCDIR/tests/harness/harness.sh"
 cat >"$TMP/physics.rules" <<'EOF'

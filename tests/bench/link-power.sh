@@ -13,17 +13,11 @@
 # between changes per minute and the share of time with L1 on.
 set -euo pipefail
 SRCDIR=$(cd "$(dirname "$0")/../.." && pwd)
-[[ $(id -u) == 0 ]] || { echo "must run as root" >&2; exit 1; }
-if [[ -z "${R8T:-}" ]]; then
-        cmake -S "$SRCDIR" -B "$SRCDIR/build-bench" -DCMAKE_BUILD_TYPE=Release -DR8T_TESTS=OFF >/dev/null
-        cmake --build "$SRCDIR/build-bench" -j"$(nproc)" >/dev/null
-        R8T=$SRCDIR/build-bench/r8169-tuned
-fi
+source "$SRCDIR/tests/bench/lib.sh"
+bench_init link-power-
 BURSTS=${BURSTS:-20}
 MINUTE=${MINUTE:-60}
 QUIETS=${QUIETS:-5 10 30}
-OUT=${OUT:-$SRCDIR/build-bench/results/link-power-$(date -u +%Y%m%dT%H%M%SZ)}
-mkdir -p "$OUT"
 W=$(mktemp -d /tmp/r8t-lpbench.XXXXXX)
 A=r8t-lpb-$$ B=r8t-lpb-peer-$$
 DPID=

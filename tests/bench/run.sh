@@ -14,14 +14,8 @@ set -euo pipefail
 SRCDIR=$(cd "$(dirname "$0")/../.." && pwd)
 PEERS_BENCH=${PEERS_BENCH:-$SRCDIR/../shared/bench}
 [[ -x "$PEERS_BENCH/peers.sh" || -f "$PEERS_BENCH/peers.sh" ]] || { echo "no peers.sh in $PEERS_BENCH (set PEERS_BENCH)" >&2; exit 1; }
-[[ $(id -u) == 0 ]] || { echo "must run as root" >&2; exit 1; }
-if [[ -z "${R8T:-}" ]]; then
-        cmake -S "$SRCDIR" -B "$SRCDIR/build-bench" -DCMAKE_BUILD_TYPE=Release -DR8T_TESTS=OFF >/dev/null
-        cmake --build "$SRCDIR/build-bench" -j"$(nproc)" >/dev/null
-        R8T=$SRCDIR/build-bench/r8169-tuned
-fi
-OUT=${OUT:-$SRCDIR/build-bench/results/$(date -u +%Y%m%dT%H%M%SZ)}
-mkdir -p "$OUT"
+source "$SRCDIR/tests/bench/lib.sh"
+bench_init ""
 # peers.sh builds its probe beside itself, or under /tmp when that is read-only.
 PBPROBE_BUILD=${PB_BUILD_DIR:-$SRCDIR/build-bench/peers}
 mkdir -p "$PBPROBE_BUILD"
