@@ -52,10 +52,11 @@ int cmd_status(const Options *o) {
         if (o->json)
                 report_status_json(stdout, s, n, &c.problems);
         else if (c.nics.n == 0)
-                printf("No Realtek NIC found under %s.\n"
-                       "To see what r8169-tuned reports on a real Realtek machine, try a fixture:\n"
-                       "  tests/fixtures/mkfixture tests/fixtures/lenovo-8168h.fixture /tmp/fx\n"
-                       "  r8169-tuned --sysfs /tmp/fx/sys --kernel-log /tmp/fx/kernel.log status\n",
+                /* What an installed user has: no fixtures, but lspci and the README (/usr/share/doc). */
+                printf("No Realtek NIC found under %s: r8169-tuned tunes the PCIe NICs of the kernel's r8169 driver\n"
+                       "(RTL8111/8168/8411/8125/8126 and their OEM variants), whichever driver is bound.\n"
+                       "\"lspci -nn -d ::0200\" lists this machine's Ethernet controllers; the README's Examples\n"
+                       "(" R8T_DOC_DIR "/README.md.gz) show what it says on machines that have one.\n",
                        o->sysfs);
         else
                 report_status_text(stdout, s, n);
