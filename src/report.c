@@ -542,7 +542,7 @@ static void plan_item_text(FILE *f, const PlanItem *it) {
         char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], prov[512];
         const char *c = report_reading_text(it->knob, &it->current, cur, sizeof(cur));
 
-        fprintf(f, "  %-8s %-21s ", plan_action_to_string(it->action), knob_get(it->knob)->name);
+        fprintf(f, "  %-9s %-21s ", plan_action_to_string(it->action), knob_get(it->knob)->name);
         if (it->action == PLAN_EXCLUDED)
                 fprintf(f, "%-16s", "not touched");
         else if (it->action == PLAN_SKIP)
@@ -569,7 +569,7 @@ static void plan_held_text(FILE *f, const PlanReport *r, const PlanItem *it) {
 
         snprintf(both, sizeof(both), "%s -> %s", report_reading_text(it->knob, &it->current, cur, sizeof(cur)),
                  knob_format_value(it->knob, it->desired, des, sizeof(des)));
-        fprintf(f, "  %-8s %-21s %-16s %s (%s)\n", "held back", knob_get(it->knob)->name, both,
+        fprintf(f, "  %-9s %-21s %-16s %s (%s)\n", "held back", knob_get(it->knob)->name, both,
                 plan_provenance_string(&it->why, prov, sizeof(prov)), held_back_because(r, hb, sizeof(hb)));
 }
 
@@ -609,7 +609,7 @@ static void plan_guards_text(FILE *f, const NicPlan *p) {
                 print_wrapped(f, "  tx-timeout guard:", "    ", line);
         }
         for (size_t j = 0; j < p->n_guarded; j++)
-                fprintf(f, "  %-8s %-21s %-16s %s (not turned on: tx-timeout guard)\n", "guarded",
+                fprintf(f, "  %-9s %-21s %-16s %s (not turned on: tx-timeout guard)\n", "guarded",
                         knob_get(p->guarded[j].knob)->name, "stays off", plan_provenance_string(&p->guarded[j].why, prov, sizeof(prov)));
         plan_link_power_text(f, p);
         for (size_t j = 0; j < p->n_other_driver; j++) {
