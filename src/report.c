@@ -41,14 +41,14 @@ static size_t text_columns(FILE *f) {
         return 80;
 }
 
-/* Prints text wrapped at word boundaries: first then indent before each line. */
+/* Prints text wrapped at word boundaries: first then indent before each line (the first word stays beside first). */
 static void print_wrapped(FILE *f, const char *first, const char *indent, const char *text) {
         size_t width = text_columns(f), col = strlen(first);
 
         fputs(first, f);
         for (const char *p = text; *p;) {
                 size_t n = strcspn(p, " ");
-                if (col > strlen(indent) && col + 1 + n > width) {
+                if (p != text && col > strlen(indent) && col + 1 + n > width) {
                         fprintf(f, "\n%s", indent);
                         col = strlen(indent);
                 } else if (col > strlen(indent) || (p != text && col > 0 && col != strlen(first))) {
@@ -704,12 +704,13 @@ void report_quirk_text(FILE *f, const Quirk *q) {
                 fprintf(f, "  kernel-default-since = %s (r8169 does this itself from that release)\n",
                         kernel_version_to_string(&q->kernel_default_since, since, sizeof(since)));
         }
-        fprintf(f, "  reason = %s\n", q->reason);
+        /* Wrapped as plan wraps them, continued as the file continues a value (an indented line). */
+        print_wrapped(f, "  reason =", "    ", q->reason);
         if (q->evidence)
-                fprintf(f, "  evidence = %s\n", q->evidence);
+                print_wrapped(f, "  evidence =", "    ", q->evidence);
         if (q->counter_evidence)
-                fprintf(f, "  counter-evidence = %s\n", q->counter_evidence);
-        fprintf(f, "  reference = %s\n", q->reference);
+                print_wrapped(f, "  counter-evidence =", "    ", q->counter_evidence);
+        print_wrapped(f, "  reference =", "    ", q->reference);
 }
 
 void report_quirk_grounds_text(FILE *f, const Quirk *q, const char *first) {
