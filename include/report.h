@@ -10,9 +10,18 @@
 /* The version of every --json output's shape ("schema" at the top); see r8169-tuned(8). */
 #define REPORT_JSON_SCHEMA 1
 
+/* A value r8169-tuned set, from the NIC's undo journal: what it was before, what was written. */
+typedef struct KnobOurs {
+        bool ours;
+        bool original_mixed;      /* a multi-feature knob (tso) whose features were not all alike */
+        bool set_mixed;
+        uint64_t original, set;
+} KnobOurs;
+
 typedef struct NicStatus {
         Nic *nic;
         KnobReading knobs[_KNOB_MAX];
+        KnobOurs ours[_KNOB_MAX];
         bool tx_timeouts_known;
         uint64_t tx_timeouts;     /* the tx watchdog's timeouts, summed over the queues */
         bool tx_guard;            /* L1 stays off for this link until reboot */
@@ -21,6 +30,8 @@ typedef struct NicStatus {
 } NicStatus;
 
 void report_status_text(FILE *f, const NicStatus *s, size_t n);
+/* "  (by r8169-tuned; was 1)" after a value r8169-tuned set; "" for one it did not. */
+void report_ours_text(KnobId k, const KnobReading *r, const KnobOurs *o, char *buf, size_t size);
 /* Dynamic link power as the daemon keeps it: one line of text, or a JSON object (null: none). */
 void report_link_power_text(FILE *f, const LinkPowerRecord *rec);
 void report_link_power_json(JsonWriter *w, const LinkPowerRecord *rec);

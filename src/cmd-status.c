@@ -2,6 +2,29 @@
 #include "commands.h"
 #include "log.h"
 #include "report.h"
+#include "undo.h"
+
+/* What r8169-tuned set on this NIC, as its undo journal says (nothing when there is none, or it is unreadable). */
+static void status_ours(const Options *o, NicStatus *s) {
+        _cleanup_(undo_done) UndoJournal j = {};
+        _cleanup_(diag_done) Diagnostics d = {};
+
+        if (undo_load(o->state_dir, s->nic->slot, &j, &d) < 0)
+                return;
+        for (size_t i = 0; i < j.n; i++) {
+                const UndoEntry *e = &j.entries[i];
+                KnobOurs *ko;
+
+                if (e->knob < 0 || e->knob >= _KNOB_MAX)
+                        continue;
+                ko = &s->ours[e->knob];
+                if (!ko->ours)
+                        *ko = (KnobOurs) { .ours = true, .original = e->original, .set = e->set };
+                /* Several features under one knob (tso): alike, or mixed. */
+                ko->original_mixed = ko->original_mixed || e->original != ko->original;
+                ko->set_mixed = ko->set_mixed || e->set != ko->set;
+        }
+}
 
 /* The verdict without the service: the plan of each NIC listed, from the knobs just read. */
 static void verdict_here(Context *c, const NicStatus *s, size_t n, char *buf, size_t size) {
@@ -47,6 +70,7 @@ int cmd_status(const Options *o) {
                 s[n].tx_timeouts_known = nic_read_tx_timeouts(c.root, s[n].nic, &s[n].tx_timeouts) >= 0;
                 s[n].tx_guard = context_tx_guard(&c, s[n].nic, &s[n].tx_timeouts);
                 s[n].link_power_known = link_power_record_load(o->state_dir, s[n].nic->slot, &s[n].link_power) >= 0;
+                status_ours(o, &s[n]);
                 n++;
         }
         if (o->json)

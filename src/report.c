@@ -139,13 +139,14 @@ void report_status_text(FILE *f, const NicStatus *s, size_t n) {
                 fputs("  knobs:\n", f);
                 for (int k = 0; k < _KNOB_MAX; k++) {
                         const KnobReading *r = &s[i].knobs[k];
-                        char buf[KNOB_VALUE_MAX];
+                        char buf[KNOB_VALUE_MAX], mark[128] = "";
 
                         if (r->status != KNOB_STATUS_OK)
                                 continue;
-                        fprintf(f, "    %-22s %s%s\n", knob_get(k)->name,
+                        report_ours_text(k, r, &s[i].ours[k], mark, sizeof(mark));
+                        fprintf(f, "    %-22s %s%s%s\n", knob_get(k)->name,
                                 r->partial ? "partly on" : knob_format_value(k, r->value, buf, sizeof(buf)),
-                                r->fixed ? " [fixed]" : "");
+                                r->fixed ? " [fixed]" : "", mark);
                 }
                 /* What cannot be read: one line per cause, not one per knob. */
                 for (int k = 0; k < _KNOB_MAX; k++) {
@@ -316,6 +317,54 @@ void report_config_problems_text(FILE *f, const Diagnostics *d) {
                 fprintf(f, "  %s\n", d->msgs[i]);
 }
 
+/* Whether what r8169-tuned set is what the NIC holds now. */
+static bool ours_holds(const KnobReading *r, const KnobOurs *o) {
+        return !o->set_mixed && !r->partial && r->value == o->set;
+}
+
+void report_ours_text(KnobId k, const KnobReading *r, const KnobOurs *o, char *buf, size_t size) {
+        char wasbuf[KNOB_VALUE_MAX], set[KNOB_VALUE_MAX];
+        const char *was;
+
+        buf[0] = 0;
+        if (!o->ours)
+                return;
+        was = o->original_mixed ? "partly on" : knob_format_value(k, o->original, wasbuf, sizeof(wasbuf));
+        if (ours_holds(r, o))
+                snprintf(buf, size, "  (by r8169-tuned; was %s)", was);
+        else if (o->set_mixed)
+                snprintf(buf, size, "  (r8169-tuned changed it, was %s; changed since)", was);
+        else
+                snprintf(buf, size, "  (r8169-tuned set %s, was %s; changed since)", knob_format_value(k, o->set, set, sizeof(set)), was);
+}
+
+/* "changed_by_r8169_tuned": { knob: { original, set, holds } } from the undo journal. */
+static void report_ours_json(JsonWriter *w, const NicStatus *s) {
+        json_key(w, "changed_by_r8169_tuned");
+        json_object_begin(w);
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                const KnobOurs *o = &s->ours[k];
+
+                if (!o->ours)
+                        continue;
+                json_key(w, knob_get(k)->name);
+                json_object_begin(w);
+                json_key(w, "original");
+                if (o->original_mixed)
+                        json_null(w);
+                else
+                        report_knob_value_json(w, k, o->original);
+                json_key(w, "set");
+                if (o->set_mixed)
+                        json_null(w);
+                else
+                        report_knob_value_json(w, k, o->set);
+                json_kv_bool(w, "holds", s->knobs[k].status == KNOB_STATUS_OK && ours_holds(&s->knobs[k], o));
+                json_object_end(w);
+        }
+        json_object_end(w);
+}
+
 void report_status_json(FILE *f, const NicStatus *s, size_t n, const Diagnostics *problems) {
         JsonWriter w = json_writer(f);
 
@@ -335,6 +384,7 @@ void report_status_json(FILE *f, const NicStatus *s, size_t n, const Diagnostics
                 json_key(&w, "link_power");
                 report_link_power_json(&w, s[i].link_power_known ? &s[i].link_power : NULL);
                 report_knobs_json(&w, s[i].knobs);
+                report_ours_json(&w, &s[i]);
                 json_object_end(&w);
         }
         json_array_end(&w);
