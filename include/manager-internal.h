@@ -50,6 +50,8 @@ typedef struct Manager {
         PpdName ppd[2];         /* power-profiles-daemon's new and old names */
         Holder *holders;        /* NICs let go of while their caller (an experiment) is on the bus */
         size_t n_holders;
+        uint64_t verify_window_usec; /* Verify by callers other than root: this second's start, and its calls */
+        unsigned verify_calls;
         sd_event_source *work;  /* the deferred, coalescing worker */
         sd_event_source *retry; /* a NIC's lock was busy: try again shortly */
         sd_event_source *link_power_timer; /* one wakeup per sample period for every NIC under dynamic link power */

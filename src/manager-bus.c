@@ -31,17 +31,25 @@ static Link *link_from_path(Manager *m, const char *path) {
 }
 
 /* Changes are for root: the bus policy lets no one else call them, and this checks it again. */
-static int check_root(sd_bus_message *msg, sd_bus_error *error) {
+/* The caller's (effective) uid. */
+static int sender_uid(sd_bus_message *msg, uid_t *ret) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-        uid_t uid;
         int r;
 
         r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID | SD_BUS_CREDS_UID, &creds);
         if (r >= 0) {
-                r = sd_bus_creds_get_euid(creds, &uid);
+                r = sd_bus_creds_get_euid(creds, ret);
                 if (r < 0)
-                        r = sd_bus_creds_get_uid(creds, &uid);
+                        r = sd_bus_creds_get_uid(creds, ret);
         }
+        return r;
+}
+
+static int check_root(sd_bus_message *msg, sd_bus_error *error) {
+        uid_t uid;
+        int r;
+
+        r = sender_uid(msg, &uid);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, -r, "Cannot tell who is calling: %s", strerror(-r));
         if (uid != 0)
@@ -265,12 +273,39 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 }
 
 /* Every knob that differs from the plan, on the NICs that are not given back: (slot, interface, knob, planned, found, source). */
+/*
+ * Verify reads every knob of every NIC in the event loop, and anyone may call it: callers other
+ * than root get VERIFY_PER_SECOND calls a second between them, so that a loop of calls cannot
+ * keep the service from hotplug, drift and resume.
+ */
+#define VERIFY_PER_SECOND 20
+
+static int verify_limit(Manager *m, sd_bus_message *msg, sd_bus_error *error) {
+        uint64_t now = now_monotonic_usec();
+        uid_t uid;
+
+        if (sender_uid(msg, &uid) >= 0 && uid == 0)
+                return 0;
+        if (now - m->verify_window_usec >= 1000000) {
+                m->verify_window_usec = now;
+                m->verify_calls = 0;
+        }
+        if (++m->verify_calls > VERIFY_PER_SECOND)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                         "Verify is limited to %u calls a second for callers other than root; try again in a second.",
+                                         VERIFY_PER_SECOND);
+        return 0;
+}
+
 static int method_verify(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         Manager *m = userdata;
         size_t n_diff = 0;
         int r;
 
+        r = verify_limit(m, msg, error);
+        if (r < 0)
+                return r;
         r = sd_bus_message_new_method_return(msg, &reply);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'a', "(ssssss)");

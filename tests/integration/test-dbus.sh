@@ -183,6 +183,26 @@ eq "nobody: verifies" 0 "$rc"
 [[ $rc2 -ne 0 ]] && ok || fail "nobody: SetProfile was allowed"
 contains "nobody: refused" "ccess denied" "$out"
 eq "nobody: nothing changed" performance "$(prop "$OBJ" "$IFACE" ActiveProfile)"
+# Verify reads every knob in the service's event loop and anyone may call it, but not without
+# end: 40 calls in a row over one connection, some refused (LimitsExceeded); root is not limited.
+out=$(as_nobody /usr/bin/python3 - 2>&1 <<'EOF'
+import dbus
+o = dbus.SystemBus().get_object("io.github.r8169_tuned1", "/io/github/r8169_tuned1")
+ok = refused = 0
+for _ in range(40):
+    try:
+        o.Verify(dbus_interface="io.github.r8169_tuned1.Manager")
+        ok += 1
+    except dbus.exceptions.DBusException as e:
+        if e.get_dbus_name() != "org.freedesktop.DBus.Error.LimitsExceeded":
+            raise
+        refused += 1
+print(ok, refused)
+EOF
+)
+read -r v_ok v_refused <<<"$out"
+[[ $v_refused =~ ^[0-9]+$ && $v_refused -gt 0 && $v_ok -ge 10 ]] && ok || fail "nobody: Verify not limited ($out)"
+busctl call "$NAME" "$OBJ" "$IFACE" Verify >/dev/null && ok || fail "root: Verify limited too"
 
 daemon_stop
 eq "stop: exit" 0 "$DRC"
