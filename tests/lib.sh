@@ -73,6 +73,28 @@ netns_new() {
         printf -v "$1" '%s' "$name"
 }
 
+# every_backend_nic -> the lenovo-8168h fixture (base), a namespace (ns) holding its interface
+# enp1s0 (a veth), $TMP/many.conf with knobs on every backend that can be written there (link
+# states, the feature batch, netdev attributes; coalescing is EOPNOTSUPP on veth), and
+# snapshot FIXTURE (below): every fixture file and ethtool -k of enp1s0 in $ns, for "exactly as before".
+every_backend_nic() {
+        cat >"$TMP/many.conf" <<'CONF'
+[device lenovo]
+match-slot = 0000:01:00.0
+l1_1_aspm = 0
+l1_1_pcipm = 0
+tso = off
+sg = off
+gro_flush_timeout = 50000
+napi_defer_hard_irqs = 2
+CONF
+        base=$(fixture lenovo-8168h)
+        netns_new ns
+        ip -n "$ns" link add enp1s0 type veth peer name peer0
+}
+# snapshot FIXTURE -> every file of the fixture with its hash, then ethtool -k enp1s0 in $ns.
+snapshot() { (cd "$1/sys" && find . -type f -print0 | sort -z | xargs -0 sha256sum); ip netns exec "$ns" ethtool -k enp1s0; }
+
 # wait_for SECONDS CMD... -> polls CMD every 50 ms until it succeeds; fails after SECONDS
 wait_for() {
         local limit=$1; shift

@@ -22,7 +22,6 @@ napi_defer_hard_irqs = 2
 CONF
 base=$(fixture lenovo-8168h)
 dev=devices/pci0000:00/0000:00:1c.0/0000:01:00.0
-snapshot() { (cd "$1/sys" && find . -type f -print0 | sort -z | xargs -0 sha256sum); ip netns exec "$ns" ethtool -k enp1s0; }
 apply() { # apply FIXTURE STATE [PREFIX...] -> $out, $rc
         local fx=$1 st=$2; shift 2
         set +e

@@ -4,23 +4,7 @@
 source "$SRCDIR/tests/lib.sh"
 need_root
 Q="$SRCDIR/conf/quirks.d"
-
-# Knobs on every backend that can be written here: three link states, the feature batch,
-# two netdev attributes. (Coalescing is EOPNOTSUPP on veth: no write to interrupt.)
-cat >"$TMP/many.conf" <<'CONF'
-[device lenovo]
-match-slot = 0000:01:00.0
-l1_1_aspm = 0
-l1_1_pcipm = 0
-tso = off
-sg = off
-gro_flush_timeout = 50000
-napi_defer_hard_irqs = 2
-CONF
-base=$(fixture lenovo-8168h)
-netns_new ns
-ip -n "$ns" link add enp1s0 type veth peer name peer0
-snapshot() { (cd "$1/sys" && find . -type f -print0 | sort -z | xargs -0 sha256sum); ip netns exec "$ns" ethtool -k enp1s0; }
+every_backend_nic # base, ns, $TMP/many.conf, snapshot (tests/lib.sh)
 
 # How many writes a whole apply makes: that many injection points.
 cp -a "$base" "$TMP/count"
