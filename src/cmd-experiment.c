@@ -554,7 +554,7 @@ static void json_interval(JsonWriter *w, const Comparison *c, int decimals) {
 }
 
 /* "knob" and "value" as one string each ("gro_flush_timeout,napi_defer_hard_irqs", "0,0"), then each setting. */
-static void json_candidate(JsonWriter *w, const Trial *t) {
+static void json_candidate(JsonWriter *w, const Experiment *e, const Trial *t) {
         /* At most _KNOB_MAX names of under 32 and values of under KNOB_VALUE_MAX: it all fits. */
         char knobs[_KNOB_MAX * 32] = "", values[_KNOB_MAX * (KNOB_VALUE_MAX + 1)] = "";
 
@@ -575,6 +575,18 @@ static void json_candidate(JsonWriter *w, const Trial *t) {
         for (size_t i = 0; i < t->cand.n; i++) {
                 json_key(w, knob_get(t->cand.settings[i].knob)->name);
                 report_knob_value_json(w, t->cand.settings[i].knob, t->cand.settings[i].value);
+        }
+        json_object_end(w);
+        /* The baseline's side of each setting: the NIC as found (null: partly on, as a feature set can be). */
+        json_key(w, "found");
+        json_object_begin(w);
+        for (size_t i = 0; i < t->cand.n; i++) {
+                const KnobReading *r = &e->found[t->cand.settings[i].knob];
+                json_key(w, knob_get(t->cand.settings[i].knob)->name);
+                if (r->status == KNOB_STATUS_OK && !r->partial)
+                        report_knob_value_json(w, t->cand.settings[i].knob, r->value);
+                else
+                        json_null(w);
         }
         json_object_end(w);
         json_kv_str(w, "from", candidate_origin_to_string(t->cand.origin));
@@ -627,7 +639,7 @@ static void print_json(const Experiment *e, FILE *f) {
                         if (!e->directions[d])
                                 continue;
                         json_object_begin(&w);
-                        json_candidate(&w, t);
+                        json_candidate(&w, e, t);
                         json_kv_str(&w, "direction", direction_names[d]);
                         json_kv_u64(&w, "rounds", t->rounds);
                         json_arm(&w, "baseline", &t->s[ARM_BASELINE][d], t->rounds, c->baseline);
@@ -654,7 +666,7 @@ static void print_json(const Experiment *e, FILE *f) {
                 if (!t->power || t->rounds == 0)
                         continue;
                 json_object_begin(&w);
-                json_candidate(&w, t);
+                json_candidate(&w, e, t);
                 json_key(&w, "baseline_watts");
                 json_fixed(&w, t->power_cmp.baseline, 3);
                 json_key(&w, "candidate_watts");
@@ -674,7 +686,7 @@ static void print_json(const Experiment *e, FILE *f) {
                 if (!t->cand.skipped && t->rounds > 0)
                         continue;
                 json_object_begin(&w);
-                json_candidate(&w, t);
+                json_candidate(&w, e, t);
                 json_kv_str(&w, "why", t->cand.skipped ? candidate_skip_reason(&t->cand, why, sizeof(why))
                                                        : t->failed[0] ? t->failed : "stopped before it");
                 json_object_end(&w);

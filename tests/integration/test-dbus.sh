@@ -133,8 +133,11 @@ rc=$?
 set -e
 eq "experiment with the service: exit" 0 "$rc"
 [[ $rc == 0 ]] || cat "$TMP/experiment.err" >&2
-eq "experiment: both candidates measured in full" "gro_flush_timeout 50000 4,tso off 4" \
-        "$(jq -r '[.results[] | "\(.knob) \(.value) \(.rounds)"] | join(",")' <<<"$out")"
+python3 "$SRCDIR/tests/validate-json.py" "$SRCDIR/schema/r8169-tuned.schema.json" experiment <(printf '%s\n' "$out") && ok ||
+        fail "experiment --json against the schema"
+eq "experiment: both candidates measured in full, against the NIC as the kernel set it" \
+        "gro_flush_timeout 50000 4 0,tso off 4 true" \
+        "$(jq -r '[.results[] | "\(.knob) \(.value) \(.rounds) \(.found[.knob])"] | join(",")' <<<"$out")"
 msgs=$(journal_json _PID="$DPID" | jq -r .MESSAGE)
 contains "experiment: the service let go" "given back on request" "$msgs"
 not_contains "experiment: the service did not fight it" "outside r8169-tuned" "$msgs"
