@@ -158,7 +158,7 @@ eq "eee: status not-supported" not-supported "$(jq -r '.nics[0].knobs.eee.status
 eq "eee: the kernel's errno" "EOPNOTSUPP" "$(jq -r '.nics[0].knobs.eee.errno' <<<"$out")"
 printf '[device e480]\nmatch-interface = enp3s0\neee = off\n' >"$TMP/eee.conf"
 run r8t_ns "$ns4" "$fx" --config "$TMP/eee.conf" --profile performance plan
-contains "eee: plan skips it" "skip     eee                   not-supported" "$out"
+contains "eee: plan skips it" "skip      eee                   not-supported" "$out"
 ip netns exec "$ns4" ethtool -K enp3s0 sg off tso off >/dev/null
 run r8t_ns "$ns4" "$fx" --config "$TMP/eee.conf" --profile performance apply
 eq "eee: exit 1" 1 "$rc"
