@@ -52,9 +52,12 @@ python3 "$SRCDIR/tests/validate-json.py" "$S" experiment "$TMP/run.json" && ok |
 res() { jq -r --arg k "$1" --arg d "$2" ".results[] | select(.knob == \$k and .direction == \$d) | $3" "$TMP/run.json"; }
 for d in send receive; do
         eq "l1_2_aspm=0 $d: helps" helps "$(res l1_2_aspm "$d" .verdict)"
-        # 255 -> 670 Mb/s is +163 %: found within the noise.
+        # 255 -> 670 Mb/s is +163 %: found within the noise. 670 is the harness's cap, not a rate
+        # it guarantees: on CI's 2 cores the receive side has reached only about 590 (+131 %, one
+        # run of six on 2 December 2026), so the band reaches down to +120 %.
         rel=$(res l1_2_aspm "$d" .relative)
-        awk -v r="$rel" 'BEGIN { exit !(r > 1.40 && r < 1.85) }' && ok || fail "l1_2_aspm=0 $d: +$rel, not about +1.63"
+        awk -v r="$rel" 'BEGIN { exit !(r > 1.20 && r < 1.85) }' && ok ||
+                fail "l1_2_aspm=0 $d: +$rel ($(res l1_2_aspm "$d" '"\(.baseline.median_mbps) -> \(.candidate.median_mbps) Mb/s"')), not about +1.63"
         awk -v b="$(res l1_2_aspm "$d" .baseline.median_mbps)" 'BEGIN { exit !(b > 230 && b < 280) }' && ok ||
                 fail "l1_2_aspm=0 $d: baseline not about 255"
         eq "l1_2_aspm=0 $d: 4 rounds of each" "4 4" "$(res l1_2_aspm "$d" '"\(.baseline.mbps | length) \(.candidate.mbps | length)"')"
