@@ -1145,8 +1145,8 @@ int cmd_experiment(const Options *o) {
 out:
         lock = lock >= 0 ? (close(lock), -1) : -1;
         ret = r < 0 || e.not_as_found ? 1 : 0;
-        /* The service takes the NIC back unless it had let go of it before (a "restore" by the user). */
-        if (released && !was_released && service_take_back_nic(bus, e.ifname) < 0)
+        /* The service takes back what it let go of for the experiment (never a NIC a user's restore let go of). */
+        if (released && service_take_back_nic(bus, e.ifname) < 0)
                 failed = true;
         if (interrupted) {
                 if (!e.not_as_found)
