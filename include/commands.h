@@ -8,6 +8,7 @@ int cmd_status(const Options *o);
 int cmd_plan(const Options *o);
 int cmd_check_config(const Options *o);
 int cmd_quirks(const Options *o);
+int cmd_kernel_defaults(const Options *o);
 int cmd_apply(const Options *o);
 int cmd_restore(const Options *o);
 int cmd_reload(const Options *o);

@@ -24,6 +24,12 @@ typedef struct LinkPowerSetting {
         Origin origin;
 } LinkPowerSetting;
 
+/* suggestions = show|apply: whether reported quirk entries (suggestions) are applied, and where it was said. */
+typedef struct SuggestionsSetting {
+        int apply; /* 1 apply, 0 show, -1: not said here */
+        Origin origin;
+} SuggestionsSetting;
+
 typedef enum DriftPolicy {
         DRIFT_REASSERT, /* put the value back, log once per knob and device */
         DRIFT_LEAVE,    /* log it and leave the other tool's value */
@@ -45,6 +51,7 @@ typedef struct ConfigDevice {
         bool ignore;
         Origin ignore_origin;
         LinkPowerSetting link_power; /* mode -1: as [global] says */
+        SuggestionsSetting suggestions; /* apply -1: as [global] says */
         bool set[_KNOB_MAX];
         uint64_t value[_KNOB_MAX];
         Origin knob_origin[_KNOB_MAX];
@@ -59,6 +66,7 @@ typedef struct Config {
         int log_level;
         DriftPolicy drift;
         LinkPowerSetting link_power;
+        SuggestionsSetting suggestions; /* apply 0 (show) unless said */
         uint64_t link_power_busy_pps;
         uint64_t link_power_quiet_s;
         ConfigDevice *devices;   /* in file order, drop-ins after the main file */
@@ -88,5 +96,7 @@ bool config_device_matches(const ConfigDevice *dev, const Nic *n, const Machine 
 static inline SlotClaims config_claims(const Config *c) { return (SlotClaims) { c->claims, c->n_claims }; }
 /* The link power setting for a NIC: the last matching [device] that says, else [global]. */
 const LinkPowerSetting *config_link_power(const Config *c, const Nic *n, const Machine *m, bool *ret_by_device);
+/* Whether this NIC's suggestions are applied: the last matching [device] that says, else [global]. */
+const SuggestionsSetting *config_suggestions(const Config *c, const Nic *n, const Machine *m);
 /* The keys of a section ("global" or "device"), for messages and the man page test. */
 void config_keys_print(FILE *f, const char *section);

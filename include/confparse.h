@@ -15,6 +15,8 @@ void diag_add(Diagnostics *d, const char *file, unsigned line, const char *fmt, 
 void diag_done(Diagnostics *d);
 /* Whether any message is about this file (or directory). */
 bool diag_names_file(const Diagnostics *d, const char *file);
+/* Whether any message is about a line of this file from..to (both included). */
+bool diag_names_lines(const Diagnostics *d, const char *file, unsigned from, unsigned to);
 /* Appends a message as diag_add() formats them (one that starts with its "file:line: " keeps it once). */
 void diag_add_message(Diagnostics *d, const char *file, unsigned line, const char *msg);
 /* Appends message i of from to to. */
@@ -39,5 +41,6 @@ int conf_parse_file(const char *path, conf_handler h, void *userdata, Diagnostic
 /* The *.conf files of a directory, sorted; a missing directory is an empty list. */
 int conf_list_dir(const char *dir, char ***ret, size_t *n);
 void strv_free(char **v, size_t n);
+bool strv_contains(char *const *v, size_t n, const char *s);
 /* Appends s (taken over; freed on failure). */
 int strv_push(char ***v, size_t *n, char *s);

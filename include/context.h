@@ -17,6 +17,7 @@ typedef struct Options {
         const char *config;      /* NULL: /etc/r8169-tuned/r8169-tuned.conf + drop-ins */
         const char *quirks;      /* NULL: shipped + /etc overrides */
         const char *state_dir;   /* default /run/r8169-tuned */
+        const char *lib_dir;     /* what outlives a reboot: /var/lib/r8169-tuned, or state_dir when that is given */
         const char *profile;     /* overrides the configured profile */
         bool json;
         bool show_mac;           /* diagnose: print MAC addresses, which it redacts otherwise */
@@ -81,6 +82,10 @@ void context_check_policy(const Options *o, Config *config, QuirkDb *quirks, Dia
 int context_open_selected(Context *c, const Options *o, bool policy, bool **ret_selected);
 /* Whether a NIC's link had a tx timeout: its counters, or a guard recorded this boot. */
 bool context_tx_guard(Context *c, const Nic *n, uint64_t *ret_timeouts);
+/* Whether a tx timeout on this NIC's board, slot and chip is remembered (entries with guard = tx-timeout stay off). */
+bool context_board_guard(Context *c, const Nic *n);
+/* restore: forgets it, said in the journal. */
+void context_forget_board_guard(Context *c, const Nic *n);
 /* Records a new tx-timeout guard for this boot and says so once, with its own MESSAGE_ID. */
 void context_record_tx_guard(Context *c, const Nic *n, const NicPlan *plan);
 /* Reads a NIC's knobs and plans it with the loaded policy (and the tx-timeout guard). */

@@ -54,6 +54,7 @@ typedef struct NicMatch {
         char *slot;                 /* PCI address, "0000:01:00.0" */
         char *mac;                  /* permanent MAC, lower case */
         char *chip;                 /* glob over the chip name */
+        char *link_l1;              /* "on" or "off": ASPM L1 in the link's control register as found */
         XidMatch *xids;
         size_t n_xids;
         IdMatch *pci_ids;           /* vendor:device */

@@ -34,6 +34,7 @@ typedef enum PlanAction {
         PLAN_SKIP,     /* cannot be read here (unsupported, absent, no interface): nothing to do */
         PLAN_EXCLUDED, /* a quirk says the driver refuses it: not planned */
         PLAN_HELD_BACK, /* a fix of another profile (performance, on battery): not planned, said with how to get it */
+        PLAN_SUGGEST,   /* a reported entry's value: not planned unless the configuration accepts suggestions */
         _PLAN_ACTION_MAX,
 } PlanAction;
 
@@ -63,8 +64,14 @@ typedef struct NicPlan {
         size_t n_other_driver;
         bool tx_guard;              /* the link had a tx timeout: L1 stays off */
         uint64_t tx_timeouts;
-        PlanItem guarded[_KNOB_MAX]; /* what would have turned an L1 state on: not planned */
+        PlanItem guarded[_KNOB_MAX]; /* what would have turned an L1 state on, or a guarded entry's value: not planned */
         size_t n_guarded;
+        PlanItem suggested[_KNOB_MAX]; /* PLAN_SUGGEST: reported entries' values that would change this NIC */
+        size_t n_suggested;
+        bool suggestions_apply;        /* the configuration accepts suggestions for this NIC (where it said so) */
+        Origin suggestions_origin;
+        bool entry_guard;              /* entries with guard = tx-timeout are withheld: this link (or board) timed out */
+        bool entry_guard_remembered;   /* ... remembered for this board from an earlier boot */
         /* Dynamic link power: asked for (link-power = dynamic, where), and why it cannot run here. */
         bool link_power_asked;
         Origin link_power_origin;
@@ -93,6 +100,7 @@ typedef struct PlanInput {
         bool tx_guard;              /* the NIC's link had a tx timeout (counters, or a guard recorded this boot) */
         uint64_t tx_timeouts;
         const PlanLinkPower *link_power; /* NULL: not sampled here (the CLI), L1 planned statically */
+        bool guard_remembered;      /* a tx timeout on this board, slot and chip is remembered from an earlier boot */
 } PlanInput;
 
 /*

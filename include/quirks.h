@@ -7,10 +7,28 @@
 #include "match.h"
 #include "nic.h"
 
+/*
+ * How sure an entry's sources make us, and so what the daemon does with it: kernel and
+ * measured entries apply per profile; a reported one is a suggestion, applied only where the
+ * configuration accepts suggestions (suggestions = apply) or sets the knob itself.
+ */
+typedef enum QuirkConfidence {
+        CONFIDENCE_KERNEL,   /* a later kernel does this by default: the entry back-ports it */
+        CONFIDENCE_MEASURED, /* before/after numbers on a named machine */
+        CONFIDENCE_REPORTED, /* first-hand reports without numbers, or a measurement another contradicts */
+        _CONFIDENCE_MAX,
+        _CONFIDENCE_INVALID = -EINVAL,
+} QuirkConfidence;
+
+/* "kernel", "measured", "reported" and back. */
+const char *confidence_to_string(QuirkConfidence c);
+QuirkConfidence confidence_from_string(const char *s);
+
 typedef struct Quirk {
         char *id;
         const char *file;   /* owned by the database */
         unsigned line;
+        unsigned end_line;  /* the last line of its section in the file */
         NicMatch match;     /* match-xid is required; the rest optional */
         bool profiles[_PROFILE_MAX];
         bool set[_KNOB_MAX];
@@ -22,6 +40,13 @@ typedef struct Quirk {
         char *counter_evidence; /* what speaks against the fix, where known; NULL if nothing is */
         KernelVersion kernel_default_since; /* r8169 itself does what the entry asks since this release */
         bool link_power_static; /* link-power = static: L1 is unsafe to switch on this chip */
+        int confidence;         /* QuirkConfidence; _CONFIDENCE_INVALID until the entry says (it must) */
+        /*
+         * guard = tx-timeout: it turns on what the kernel keeps off for safety. Not planned for
+         * a NIC whose link had a tx timeout, and never again on that board (undo.h's guard
+         * records, kept across reboots) until restore or the configuration forgets it.
+         */
+        bool guard_tx_timeout;
 } Quirk;
 
 typedef struct QuirkDb {
@@ -29,6 +54,8 @@ typedef struct QuirkDb {
         size_t n;
         char **files;
         size_t n_files;
+        char **left_out;  /* "FILE:LINE [ID]": entries left out for a problem (quirk_db_load_except) */
+        size_t n_left_out;
 } QuirkDb;
 
 /*
@@ -36,7 +63,11 @@ typedef struct QuirkDb {
  * file in a later directory replaces a same-named one in an earlier directory.
  */
 int quirk_db_load(QuirkDb *db, const char *const *dirs, size_t n_dirs, Diagnostics *d);
-/* The same, leaving out the files leave_out has messages about (NULL: none). */
+/*
+ * The same, leaving out each entry leave_out has a message about (a problem on one of its
+ * lines, NULL: none): an entry, never the file, so that one bad entry does not take the
+ * others' fixes with it. Those left out are named in db->left_out.
+ */
 int quirk_db_load_except(QuirkDb *db, const char *const *dirs, size_t n_dirs, const Diagnostics *leave_out, Diagnostics *d);
 /* Exactly these files, in this order (check-config FILE...). */
 int quirk_db_load_files(QuirkDb *db, const char *const *files, size_t n, Diagnostics *d);
@@ -45,6 +76,15 @@ void quirk_db_done(QuirkDb *db);
 bool quirk_is_throughput_fix(const Quirk *q);
 /* Checks the database as a whole: duplicate ids, overlapping entries that contradict each other. */
 void quirk_db_lint(const QuirkDb *db, Diagnostics *d);
+
+/* Whether an entry is applied by itself (kernel, measured) or only suggested (reported). */
+static inline bool quirk_is_suggestion(const Quirk *q) { return q->confidence == CONFIDENCE_REPORTED; }
+/*
+ * The experiment line that measures an entry's knobs on this NIC (NAME: its interface or
+ * slot): "r8169-tuned experiment NAME --server HOST --knob K=V,K=V"; "" for an entry that
+ * sets no knob.
+ */
+const char *quirk_experiment_line(const Quirk *q, const char *name, char *buf, size_t size);
 
 /* Whether an entry applies to an identified NIC (never to one whose XID is unknown). */
 bool quirk_matches(const Quirk *q, const Nic *n, const Machine *m);

@@ -27,6 +27,7 @@ typedef struct NicStatus {
         bool tx_guard;            /* L1 stays off for this link until reboot */
         bool link_power_known;    /* the running daemon keeps a link power record for it */
         LinkPowerRecord link_power;
+        struct NicPlan *plan;     /* for its suggestions and what a guard withholds; NULL: none made */
 } NicStatus;
 
 void report_status_text(FILE *f, const NicStatus *s, size_t n);
@@ -95,3 +96,5 @@ typedef struct NicMetrics {
 
 /* The Prometheus text exposition format (for node_exporter's textfile collector). */
 void report_metrics(FILE *f, const NicMetrics *m, size_t n, Profile profile, PowerSource power, size_t config_problems);
+/* text after first, wrapped to the terminal (80 columns when not one), further lines after indent. */
+void report_print_wrapped(FILE *f, const char *first, const char *indent, const char *text);

@@ -93,6 +93,21 @@ int undo_service_running(const char *state_dir);
  */
 bool undo_tx_guard_recorded(const char *state_dir, const char *slot);
 int undo_tx_guard_record(const char *state_dir, const char *slot, uint64_t timeouts);
+/*
+ * The guard of entries with guard = tx-timeout, remembered across reboots for one board,
+ * slot and chip: <lib_dir>/<slot>-<xid>.guard (lib_dir: /var/lib/r8169-tuned), holding the
+ * board (DMI board vendor and name), the entries it took back and the tx timeouts seen.
+ * A record of another board (the disk moved to another machine) does not count.
+ */
+typedef struct BoardGuard {
+        char board[260];  /* "VENDOR / NAME" */
+        char quirks[256]; /* the entries taken back, space-separated */
+        uint64_t timeouts;
+} BoardGuard;
+bool undo_board_guard_recorded(const char *lib_dir, const char *slot, uint16_t xid, const char *board);
+int undo_board_guard_record(const char *lib_dir, const char *slot, uint16_t xid, const BoardGuard *g);
+/* 1 if there was a record, 0 if none, -errno. */
+int undo_board_guard_forget(const char *lib_dir, const char *slot, uint16_t xid);
 #define UNDO_TMP_SUFFIX ".tmp"
 /*
  * Temporary file <slot>.tmp (the caller holds the slot's lock), fsync, rename, fsync of the

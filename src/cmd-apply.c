@@ -123,6 +123,10 @@ int cmd_restore(const Options *o) {
                 if (lock < 0 || restore_nic(&ac, nic, slots[s], &st) < 0)
                         ret = 1;
         }
+        /* restore is how a user says "try again": a remembered tx timeout is forgotten, journal or not. */
+        for (size_t i = 0; i < c.nics.n; i++)
+                if (o->n_args == 0 || selected[i])
+                        context_forget_board_guard(&c, &c.nics.nics[i]);
         if (n_slots == 0)
                 log_info("Nothing to restore: no undo journal in %s.", o->state_dir);
 out:

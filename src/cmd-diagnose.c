@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -13,6 +14,7 @@
 #include <systemd/sd-journal.h>
 
 #include "commands.h"
+#include "kernel-defaults.h"
 #include "ethtool-ioctl.h"
 #include "kernel-log.h"
 #include "log.h"
@@ -484,6 +486,14 @@ static const PlanItem *held_item(const NicPlan *p, KnobId k) {
         return NULL;
 }
 
+static const PlanItem *suggested_item(const NicPlan *p, KnobId k) {
+        for (size_t i = 0; i < p->n_suggested; i++)
+                if (p->suggested[i].knob == k)
+                        return &p->suggested[i];
+        return NULL;
+}
+
+
 static void markdown_link_row(FILE *out, const char *what, const char *nic, const char *port) {
         fprintf(out, "| %s | %s | %s |\n", what, nic, port);
 }
@@ -504,7 +514,15 @@ typedef struct Diagnose {
         size_t n;
         Diagnostics problems; /* the configuration's and quirk files', as check-config finds them */
         Unreads unread;
+        KernelDefaults kd;    /* what r8169 does by itself, per chip and release (empty: not installed) */
 } Diagnose;
+
+/* The rows of the kernel's own defaults for a NIC's chip on the running (or named) kernel. */
+static size_t nic_kernel_defaults(const Diagnose *d, const NicFacts *f, const KernelDefault **ret, size_t size) {
+        if (!f->nic->chip || f->nic->chip->extended)
+                return 0;
+        return kernel_defaults_for(&d->kd, f->nic->chip->mac_version, &d->c->machine.kernel, ret, size);
+}
 
 static void read_problems(const Options *o, Diagnostics *problems) {
         Config config;
@@ -602,13 +620,15 @@ static void md_knobs(FILE *out, const NicFacts *f) {
         fprintf(out, "\n### Knobs\n\n| knob | current | desired | why |\n|---|---|---|---|\n");
         for (int k = 0; k < _KNOB_MAX; k++) {
                 const PlanItem *it = plan_item(&f->plan, k), *held = held_item(&f->plan, k);
+                const PlanItem *sug = suggested_item(&f->plan, k), *other = held ?: sug;
                 char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], why[600], hb[64] = "-";
-                if (held)
-                        snprintf(hb, sizeof(hb), "held back: %s", knob_format_value(k, held->desired, des, sizeof(des)));
+                if (other)
+                        snprintf(hb, sizeof(hb), "%s: %s", held ? "held back" : "suggested",
+                                 knob_format_value(k, other->desired, des, sizeof(des)));
                 fprintf(out, "| %s | %s | %s | %s |\n", knob_get(k)->name, report_reading_text(k, &f->current[k], cur, sizeof(cur)),
                         !it ? hb : it->action == PLAN_EXCLUDED ? "not touched" : knob_format_value(k, it->desired, des, sizeof(des)),
                         it ? plan_provenance_string(&it->why, why, sizeof(why)) :
-                        held ? plan_provenance_string(&held->why, why, sizeof(why)) : "");
+                        other ? plan_provenance_string(&other->why, why, sizeof(why)) : "");
         }
         if (nq > 0)
                 fputs("\n### Quirks behind the plan\n", out);
@@ -618,8 +638,33 @@ static void md_knobs(FILE *out, const NicFacts *f) {
                 fprintf(out, "  - counter-evidence: %s\n", qs[j]->counter_evidence ?: "none known");
                 fprintf(out, "  - references: %s\n", qs[j]->reference);
         }
+        for (size_t j = 0; j < f->plan.n_suggested; j++) {
+                char exp[512];
+                const Quirk *q = f->plan.suggested[j].why.quirk;
+                bool said = false;
+                for (size_t k = 0; k < j && !said; k++)
+                        said = f->plan.suggested[k].why.quirk == q;
+                if (said)
+                        continue;
+                fprintf(out, "%s- **%s** (suggested, reported: not applied): %s\n  - measure it: `%s`\n",
+                        j == 0 ? "\n### Suggestions\n\n" : "", q->id, q->reason,
+                        quirk_experiment_line(q, nic_ifname(f->nic) ?: f->nic->slot, exp, sizeof(exp)));
+        }
         if (f->plan.ignored)
                 fprintf(out, "\nIgnored by %s:%u.\n", f->plan.ignored_by.file, f->plan.ignored_by.line);
+}
+
+static void md_kernel_defaults(FILE *out, const Diagnose *d, const NicFacts *f) {
+        const KernelDefault *rows[64];
+        size_t n = nic_kernel_defaults(d, f, rows, ELEMENTSOF(rows));
+        char kernel[24];
+
+        if (n == 0)
+                return;
+        fprintf(out, "\n### What r8169 does by itself (kernel %s, RTL_GIGA_MAC_VER_%u)\n\n| knob | value | unless | change |\n|---|---|---|---|\n",
+                kernel_version_to_string(&d->c->machine.kernel, kernel, sizeof(kernel)), f->nic->chip->mac_version);
+        for (size_t j = 0; j < n; j++)
+                fprintf(out, "| %s | %s | %s | %s |\n", rows[j]->knob, rows[j]->value, rows[j]->unless ?: "-", rows[j]->commit ?: "-");
 }
 
 static void md_link_power(FILE *out, const NicFacts *f) {
@@ -720,6 +765,7 @@ static void markdown(FILE *out, const Diagnose *d) {
                 md_identity(out, d, &d->facts[i]);
                 md_link(out, &d->facts[i]);
                 md_knobs(out, &d->facts[i]);
+                md_kernel_defaults(out, d, &d->facts[i]);
                 md_link_power(out, &d->facts[i]);
                 md_ethtool(out, &d->facts[i]);
                 md_messages(out, &d->facts[i]);
@@ -833,6 +879,39 @@ static void json_knobs(JsonWriter *w, const NicFacts *f) {
                 json_object_end(w);
         }
         json_array_end(w);
+        json_key(w, "suggested");
+        json_array_begin(w);
+        for (size_t j = 0; j < f->plan.n_suggested; j++) {
+                const PlanItem *it = &f->plan.suggested[j];
+                char exp[512];
+                json_object_begin(w);
+                json_kv_str(w, "knob", knob_get(it->knob)->name);
+                json_key(w, "desired");
+                report_knob_value_json(w, it->knob, it->desired);
+                json_kv_str(w, "quirk", it->why.quirk->id);
+                json_kv_str(w, "experiment", quirk_experiment_line(it->why.quirk, nic_ifname(f->nic) ?: f->nic->slot, exp, sizeof(exp)));
+                json_object_end(w);
+        }
+        json_array_end(w);
+}
+
+static void json_kernel_defaults(JsonWriter *w, const Diagnose *d, const NicFacts *f) {
+        const KernelDefault *rows[64];
+        size_t n = nic_kernel_defaults(d, f, rows, ELEMENTSOF(rows));
+
+        json_key(w, "kernel_defaults");
+        json_array_begin(w);
+        for (size_t j = 0; j < n; j++) {
+                json_object_begin(w);
+                json_kv_str(w, "knob", rows[j]->knob);
+                json_kv_str(w, "value", rows[j]->value);
+                json_kv_str(w, "unless", rows[j]->unless);
+                json_kv_str(w, "row", rows[j]->id);
+                json_kv_str(w, "commit", rows[j]->commit);
+                json_kv_str(w, "source", rows[j]->source);
+                json_object_end(w);
+        }
+        json_array_end(w);
 }
 
 static void json_ethtool(JsonWriter *w, const NicFacts *f) {
@@ -926,6 +1005,7 @@ static void json(FILE *out, const Diagnose *d) {
                 json_object_begin(&w);
                 json_identity(&w, d, f);
                 json_knobs(&w, f);
+                json_kernel_defaults(&w, d, f);
                 json_key(&w, "link_power");
                 report_link_power_json(&w, f->link_power_known ? &f->link_power : NULL);
                 json_key(&w, "link_power_plan");
@@ -958,6 +1038,13 @@ static int diagnose_gather(Diagnose *d, const Options *o, const bool *selected) 
                 not_read(&d->unread, 0, "no pcie_aspm policy: CONFIG_PCIEASPM=n?", "ASPM policy (module/pcie_aspm/parameters/policy)");
         machine_facts(c, &d->machine, &d->unread);
         read_problems(o, &d->problems);
+        {
+                _cleanup_(diag_done) Diagnostics kdp = {};
+                char path[PATH_MAX];
+                int r = kernel_defaults_load(&d->kd, kernel_defaults_path(o->quirks, path, sizeof(path)), &kdp);
+                if (r < 0 || kdp.n > 0)
+                        not_read(&d->unread, r < 0 ? r : 0, r < 0 ? "cannot read it" : "has problems (check-config)", "%s", path);
+        }
         d->facts = calloc(c->nics.n + 1, sizeof(NicFacts));
         if (!d->facts)
                 return log_oom();
@@ -999,6 +1086,7 @@ out:
                 facts_done(&d.facts[i]);
         free(d.facts);
         diag_done(&d.problems);
+        kernel_defaults_done(&d.kd);
         context_done(&c);
         return ret;
 }

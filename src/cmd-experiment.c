@@ -786,12 +786,22 @@ static void report_quirk_draft(const Experiment *e, FILE *f) {
                 return;
         }
         fprintf(f, "For conf/quirks.d/ (r8169-tuned-quirks(5)); `r8169-tuned check-config FILE` checks it. Say in the\n"
-                "reason what is known of why, and replace the reference with this report's address.\n\n```ini\n");
+                "reason what is known of why, and replace the reference with this report's address. Numbers before\n"
+                "and after on a named machine are what confidence = measured asks for.\n");
+        for (size_t i = 0; i < e->n_trials; i++) {
+                const Quirk *q = e->trials[i].cand.quirk;
+                if (e->trials[i].helped && q && quirk_is_suggestion(q))
+                        fprintf(f, "\nThis measures the suggestion %s (confidence reported): with these numbers as its\n"
+                                "evidence it can become confidence measured, applied in its profiles without suggestions = apply.\n",
+                                q->id);
+        }
+        fprintf(f, "\n```ini\n");
         /* A quirk id is letters, digits, '-', '_' and '.': "RTL8168h/8111h" becomes measured-rtl8168h-8111h. */
         snprintf(id, sizeof(id), "measured-%s", e->nic->chip ? e->nic->chip->name : "unknown-chip");
         for (char *p = id; *p; p++)
                 *p = isalnum((unsigned char) *p) || *p == '.' || *p == '_' ? (char) tolower((unsigned char) *p) : '-';
         fprintf(f, "[%s]\n", id);
+        fprintf(f, "confidence = measured\n");
         if (e->nic->xid2 != CHIP_XID2_INVALID)
                 fprintf(f, "match-xid = ext:%x\n", e->nic->xid2);
         else if (e->nic->xid != CHIP_XID_INVALID)

@@ -70,6 +70,9 @@ int cmd_status(const Options *o) {
                 s[n].tx_timeouts_known = nic_read_tx_timeouts(c.root, s[n].nic, &s[n].tx_timeouts) >= 0;
                 s[n].tx_guard = context_tx_guard(&c, s[n].nic, &s[n].tx_timeouts);
                 s[n].link_power_known = link_power_record_load(o->state_dir, s[n].nic->slot, &s[n].link_power) >= 0;
+                s[n].plan = malloc(sizeof(NicPlan));
+                if (s[n].plan)
+                        context_plan_nic_read(&c, s[n].nic, s[n].knobs, s[n].plan);
                 status_ours(o, &s[n]);
                 n++;
         }
@@ -93,6 +96,8 @@ int cmd_status(const Options *o) {
         }
         if (!o->json)
                 report_config_problems_text(stdout, &c.problems);
+        for (size_t i = 0; i < n; i++)
+                free(s[i].plan);
         context_done(&c);
         return 0;
 }

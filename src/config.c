@@ -15,6 +15,7 @@ void config_defaults(Config *c) {
                 .log_level = LOG_INFO,
                 .drift = DRIFT_REASSERT,
                 .link_power = { .mode = LINK_POWER_STATIC },
+                .suggestions = { .apply = 0 },
                 .link_power_busy_pps = LINK_POWER_BUSY_PPS,
                 .link_power_quiet_s = LINK_POWER_QUIET_USEC / 1000000,
         };
@@ -132,6 +133,18 @@ static void parse_link_power(Loader *l, unsigned line, const char *key, const ch
         s->origin = (Origin) { l->file, line };
 }
 
+static void parse_suggestions(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {
+        SuggestionsSetting *s = dest;
+
+        if (!streq(value, "show") && !streq(value, "apply")) {
+                diag_add(d, l->file, line, "bad suggestions \"%s\": expected show (the default: plan lists them with the "
+                         "experiment that measures them) or apply", value);
+                return;
+        }
+        s->apply = streq(value, "apply");
+        s->origin = (Origin) { l->file, line };
+}
+
 static void parse_assume_xid(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {
         ConfigDevice *dev = &l->c->devices[l->dev_index];
         uint16_t xid;
@@ -171,9 +184,11 @@ static const ConfigKey config_keys[] = {
         { "link-power", SECTION_GLOBAL, parse_link_power, offsetof(Config, link_power) },
         { "link-power-busy", SECTION_GLOBAL, parse_busy, offsetof(Config, link_power_busy_pps) },
         { "link-power-quiet", SECTION_GLOBAL, parse_quiet, offsetof(Config, link_power_quiet_s) },
+        { "suggestions", SECTION_GLOBAL, parse_suggestions, offsetof(Config, suggestions) },
         { "ignore", SECTION_DEVICE, parse_ignore, 0 },
         { "link-power", SECTION_DEVICE, parse_link_power, offsetof(ConfigDevice, link_power) },
         { "assume-xid", SECTION_DEVICE, parse_assume_xid, 0 },
+        { "suggestions", SECTION_DEVICE, parse_suggestions, offsetof(ConfigDevice, suggestions) },
 };
 
 void config_keys_print(FILE *f, const char *section) {
@@ -277,7 +292,8 @@ static void on_section(Loader *l, const char *file, unsigned line, const char *s
                 l->c->devices = nd;
                 l->dev_index = l->c->n_devices++;
                 nd[l->dev_index] = (ConfigDevice) { .name = strdup(section + 7), .origin = { file, line },
-                                                    .link_power = { .mode = -1 }, .assume_xid = CHIP_XID_INVALID };
+                                                    .link_power = { .mode = -1 }, .suggestions = { .apply = -1 },
+                                                    .assume_xid = CHIP_XID_INVALID };
                 l->section = SECTION_DEVICE;
         } else {
                 diag_add(d, file, line, "unknown section [%s]: expected [global] or [device NAME]", section);
@@ -412,5 +428,14 @@ const LinkPowerSetting *config_link_power(const Config *c, const Nic *n, const M
                 }
         if (ret_by_device)
                 *ret_by_device = by_device;
+        return s;
+}
+
+const SuggestionsSetting *config_suggestions(const Config *c, const Nic *n, const Machine *m) {
+        const SuggestionsSetting *s = &c->suggestions;
+
+        for (size_t i = 0; i < c->n_devices; i++)
+                if (c->devices[i].suggestions.apply >= 0 && config_device_matches(&c->devices[i], n, m))
+                        s = &c->devices[i].suggestions;
         return s;
 }

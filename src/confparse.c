@@ -46,6 +46,20 @@ bool diag_names_file(const Diagnostics *d, const char *file) {
         return false;
 }
 
+bool strv_contains(char *const *v, size_t n, const char *s) {
+        for (size_t i = 0; i < n; i++)
+                if (v[i] && streq(v[i], s))
+                        return true;
+        return false;
+}
+
+bool diag_names_lines(const Diagnostics *d, const char *file, unsigned from, unsigned to) {
+        for (size_t i = 0; d && i < d->n; i++)
+                if (d->files[i] && streq(d->files[i], file) && d->lines[i] >= from && d->lines[i] <= to)
+                        return true;
+        return false;
+}
+
 void diag_add_message(Diagnostics *d, const char *file, unsigned line, const char *msg) {
         size_t skip = strlen(file);
 

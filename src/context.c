@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include "context.h"
+#include "kernel-defaults.h"
 #include "log.h"
 #include "messages.h"
 #include "nic-log.h"
@@ -59,6 +60,20 @@ void context_done(Context *c) {
         c->root = sysroot_free(c->root);
 }
 
+/*
+ * The entries that back-port a kernel default, checked against the kernel's defaults as data:
+ * a range that ends where the kernel does not do what the entry asks is the entry's problem
+ * (file:line), so the entry is left out. Without the data file (an installation that lacks it,
+ * a --quirks directory without one beside it) nothing is checked.
+ */
+static void lint_kernel_defaults(const Options *o, const QuirkDb *quirks, Diagnostics *d) {
+        _cleanup_(kernel_defaults_done) KernelDefaults kd = {};
+        char buf[PATH_MAX];
+
+        if (kernel_defaults_load(&kd, kernel_defaults_path(o->quirks, buf, sizeof(buf)), d) >= 0)
+                kernel_defaults_lint_quirks(&kd, quirks, d);
+}
+
 static void load_policy(const Options *o, const Diagnostics *leave_out, Config *config, QuirkDb *quirks, Diagnostics *d) {
         const char *dirs[2] = { R8T_QUIRKS_DIR, R8T_SYSCONF_DIR "/quirks.d" };
         size_t n_dirs = 2;
@@ -70,6 +85,7 @@ static void load_policy(const Options *o, const Diagnostics *leave_out, Config *
         (void) config_load_except(config, o->config ?: CONFIG_DEFAULT_PATH, o->config != NULL, leave_out, d);
         (void) quirk_db_load_except(quirks, dirs, n_dirs, leave_out, d);
         quirk_db_lint(quirks, d);
+        lint_kernel_defaults(o, quirks, d);
         if (quirks->n_files == 0)
                 diag_add(d, dirs[0], 0, "no quirk files found (is r8169-tuned installed? --quirks DIR names another place)");
         diag_sort(d);
@@ -113,11 +129,16 @@ void context_read_policy(const Options *o, Config *config, QuirkDb *quirks, Diag
         for (size_t i = 0; i < problems->n; i++)
                 if (i == 0 || !streq(problems->files[i], problems->files[i - 1])) {
                         files++;
-                        if (problems->lines[i] > 0)
+                        if (problems->lines[i] > 0 && !strv_contains(quirks->files, quirks->n_files, problems->files[i]))
                                 log_internal(LOG_WARNING, 0, (const char *[]) { "MESSAGE_ID=" R8T_MESSAGE_CONFIG_REJECTED, NULL },
                                              "%s is left out, as a whole, until it is fixed; everything else is in force.",
                                              problems->files[i]);
                 }
+        /* A quirk file loses only the entries with a problem: each is one fix, with its own grounds. */
+        for (size_t i = 0; i < quirks->n_left_out; i++)
+                log_internal(LOG_WARNING, 0, (const char *[]) { "MESSAGE_ID=" R8T_MESSAGE_CONFIG_REJECTED, NULL },
+                             "Quirk entry %s is left out until it is fixed; the file's other entries are in force.",
+                             quirks->left_out[i]);
         if (problems->n > 0)
                 log_internal(LOG_ERR, 0, (const char *[]) { "MESSAGE_ID=" R8T_MESSAGE_CONFIG_REJECTED, NULL },
                              "%zu problem%s in %zu configuration or quirk file%s (r8169-tuned check-config lists them).",
@@ -196,13 +217,44 @@ bool context_tx_guard(Context *c, const Nic *n, uint64_t *ret_timeouts) {
         return counted || undo_tx_guard_recorded(c->opts->state_dir, n->slot);
 }
 
+/* The board a guard record is kept for: DMI board vendor and name (the product's where the board has none). */
+static const char *machine_board(const Machine *m, char *buf, size_t size) {
+        const char *vendor = m->dmi[DMI_BOARD_VENDOR][0] ? m->dmi[DMI_BOARD_VENDOR] : m->dmi[DMI_SYS_VENDOR];
+        const char *name = m->dmi[DMI_BOARD_NAME][0] ? m->dmi[DMI_BOARD_NAME] : m->dmi[DMI_PRODUCT_NAME];
+
+        snprintf(buf, size, "%s / %s", vendor[0] ? vendor : "-", name[0] ? name : "-");
+        return buf;
+}
+
+bool context_board_guard(Context *c, const Nic *n) {
+        char board[260];
+
+        return n->xid != CHIP_XID_INVALID &&
+               undo_board_guard_recorded(c->opts->lib_dir, n->slot, n->xid, machine_board(&c->machine, board, sizeof(board)));
+}
+
+void context_forget_board_guard(Context *c, const Nic *n) {
+        int r;
+
+        if (n->xid == CHIP_XID_INVALID)
+                return;
+        r = undo_board_guard_forget(c->opts->lib_dir, n->slot, n->xid);
+        if (r > 0)
+                log_nic(LOG_NOTICE, R8T_MESSAGE_QUIRK_GUARD, n, 0,
+                        "the remembered tx timeout is forgotten: entries with guard = tx-timeout apply again from the next apply");
+        else if (r < 0)
+                log_nic(LOG_WARNING, R8T_MESSAGE_QUIRK_GUARD, n, r, "cannot forget the remembered tx timeout in %s: %m",
+                        c->opts->lib_dir);
+}
+
 static void plan_with(Context *c, const Nic *n, const PlanLinkPower *link_power, bool daemon, KnobReading current[_KNOB_MAX],
                       NicPlan *ret) {
         uint64_t timeouts;
         bool guard = context_tx_guard(c, n, &timeouts), needed[_KNOB_MAX];
         PlanInput in = { .nic = n, .current = current, .quirks = &c->quirks, .config = &c->config,
                          .profile = c->profile, .machine = &c->machine, .show_held_back = !daemon,
-                         .tx_guard = guard, .tx_timeouts = timeouts, .link_power = link_power };
+                         .tx_guard = guard, .tx_timeouts = timeouts, .link_power = link_power,
+                         .guard_remembered = context_board_guard(c, n) };
 
         /* The daemon writes only its items: it reads only what they can come from (a hotplug burst pays no more). */
         if (daemon) {
@@ -223,7 +275,7 @@ void context_plan_nic_read(Context *c, const Nic *n, const KnobReading current[_
         bool guard = context_tx_guard(c, n, &timeouts);
         PlanInput in = { .nic = n, .current = current, .quirks = &c->quirks, .config = &c->config,
                          .profile = c->profile, .machine = &c->machine, .show_held_back = true,
-                         .tx_guard = guard, .tx_timeouts = timeouts };
+                         .tx_guard = guard, .tx_timeouts = timeouts, .guard_remembered = context_board_guard(c, n) };
 
         plan_nic(&in, ret);
 }
@@ -232,9 +284,35 @@ void context_plan_nic(Context *c, const Nic *n, KnobReading current[_KNOB_MAX], 
         plan_with(c, n, NULL, false, current, ret);
 }
 
+/* A tx timeout that took back entries with guard = tx-timeout: remembered for this board, slot and chip. */
+static void record_board_guard(Context *c, const Nic *n, const NicPlan *plan) {
+        BoardGuard g = { .timeouts = plan->tx_timeouts };
+        size_t used = 0;
+        int r;
+
+        if (!plan->tx_guard || plan->entry_guard_remembered || n->xid == CHIP_XID_INVALID)
+                return;
+        for (size_t j = 0; j < plan->n_guarded; j++) {
+                const Quirk *q = plan->guarded[j].why.quirk;
+                if (plan->guarded[j].why.kind != PROVENANCE_QUIRK || !q->guard_tx_timeout || strstr(g.quirks, q->id))
+                        continue;
+                used += (size_t) snprintf(g.quirks + used, used < sizeof(g.quirks) ? sizeof(g.quirks) - used : 0, "%s%s",
+                                          used ? " " : "", q->id);
+        }
+        if (!g.quirks[0])
+                return; /* no entry with a guard matched this NIC: nothing to remember */
+        machine_board(&c->machine, g.board, sizeof(g.board));
+        r = undo_board_guard_record(c->opts->lib_dir, n->slot, n->xid, &g);
+        log_nic(LOG_WARNING, R8T_MESSAGE_QUIRK_GUARD, n, r,
+                "had %" PRIu64 " tx timeout%s: %s taken back, and not applied again on this board (%s) until "
+                "\"r8169-tuned restore\" forgets it%s%s", plan->tx_timeouts, plan->tx_timeouts == 1 ? "" : "s", g.quirks, g.board,
+                r < 0 ? "; cannot remember it across reboots: " : "", r < 0 ? strerror(-r) : "");
+}
+
 void context_record_tx_guard(Context *c, const Nic *n, const NicPlan *plan) {
         int r;
 
+        record_board_guard(c, n, plan);
         if (!plan->tx_guard || undo_tx_guard_recorded(c->opts->state_dir, n->slot))
                 return;
         r = undo_tx_guard_record(c->opts->state_dir, n->slot, plan->tx_timeouts);

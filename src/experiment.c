@@ -223,11 +223,14 @@ int experiment_candidates(const QuirkDb *db, const Nic *n, const Machine *m, con
         char err[160];
         int r = 0;
 
-        for (size_t i = 0; r >= 0 && i < db->n; i++) {
-                const Quirk *q = &db->quirks[i];
+        /* The suggestions (reported entries) first: they are what a measurement here can settle. */
+        for (size_t i = 0; r >= 0 && i < 2 * db->n; i++) {
+                const Quirk *q = &db->quirks[i % db->n];
                 NicMatch any_kernel = q->match; /* a shallow copy: only the count of kernel ranges differs */
                 Candidate c = { .origin = CANDIDATE_QUIRK, .quirk = q };
 
+                if (quirk_is_suggestion(q) != (i < db->n))
+                        continue;
                 any_kernel.n_kernels = 0;
                 if (n->xid == CHIP_XID_INVALID || !match_test(&any_kernel, n, m))
                         continue;

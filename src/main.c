@@ -18,6 +18,7 @@ static void help(void) {
                "  plan [NIC...]     What apply would change, and why; changes nothing\n"
                "  check-config [FILE...]  Validate configuration and quirk files (or just these)\n"
                "  quirks [NIC...]   The quirk database, or the entries matching these NICs\n"
+               "  kernel-defaults [NIC...]  What r8169 itself does on this kernel, for these NICs' chips\n"
                "  knobs             Every knob r8169-tuned can set: backend, values, what it does\n"
                "  apply [NIC...]    Apply the plan, recording originals first\n"
                "  verify [NIC...]   Exit 0 if every knob is as planned, else 1 and what differs\n"
@@ -70,6 +71,7 @@ static const struct {
         { "plan", cmd_plan, ARGS_NICS, true },
         { "check-config", cmd_check_config, ARGS_FILES, false },
         { "quirks", cmd_quirks, ARGS_NICS, true },
+        { "kernel-defaults", cmd_kernel_defaults, ARGS_NICS, true },
         { "knobs", cmd_knobs, ARGS_NONE, true },
         { "metrics", cmd_metrics, ARGS_NICS, false },
         { "apply", cmd_apply, ARGS_NICS, false },
@@ -260,6 +262,8 @@ int main(int argc, char *argv[]) {
         r = parse_options(&o, argc, argv);
         if (r >= 0)
                 return r;
+        /* A state directory of its own (a test, a second instance) keeps what outlives a reboot there too. */
+        o.lib_dir = streq(o.state_dir, "/run/r8169-tuned") ? "/var/lib/r8169-tuned" : o.state_dir;
         cmd = optind < argc ? argv[optind] : "status";
         o.args = argv + optind + (optind < argc);
         o.n_args = argc - optind - (optind < argc);

@@ -331,6 +331,21 @@ static bool test_chip(const NicMatch *m, const MatchCondition *c, const Nic *n, 
         return n->chip && fnmatch(m->chip, n->chip->name, 0) == 0;
 }
 
+static int add_link_l1(NicMatch *m, const MatchCondition *c, const char *w) {
+        return streq(w, "on") || streq(w, "off") ? set_string(MEMBER(m, c, char *), w) : -EINVAL;
+}
+
+/*
+ * ASPM L1 as the link's control register (LnkCtl) held it when the NIC was found: a fix that
+ * acts only in L1 (clock PM) matters where it is on. Unknown (config space not readable past
+ * 64 bytes, or not PCIe) matches neither.
+ */
+static bool test_link_l1(const NicMatch *m, const MatchCondition *c, const Nic *n, const Machine *machine) {
+        if (n->link.truncated || !n->link.pcie)
+                return false;
+        return streq(m->link_l1, (n->link.aspm_control & 2) ? "on" : "off");
+}
+
 static bool test_dmi(const NicMatch *m, const MatchCondition *c, const Nic *n, const Machine *machine) {
         const char *v = machine ? machine->dmi[c->dmi] : "";
         return v[0] && fnmatch(m->dmi[c->dmi], v, 0) == 0;
@@ -438,6 +453,8 @@ static const MatchCondition conditions[] = {
           .test = test_slot },
         { "match-mac", NULL, "xx:xx:xx:xx:xx:xx", STRING(mac), .add = add_mac, .test = test_mac },
         { "match-chip", NULL, "a glob over chip names, like RTL8168h*", STRING(chip), .add = add_glob, .test = test_chip },
+        { "match-link-l1", NULL, "on or off: ASPM L1 in the link's control register when the NIC was found",
+          STRING(link_l1), .add = add_link_l1, .test = test_link_l1 },
         { "match-xid", "xid",
           "XIDs like 541, or VALUE/MASK in 3 hex digits each, like 3c0/7c8; ext:ID[/MASK] for an extended chip's id (7.0), like ext:0",
           LIST(xids), .add = add_xid_word, .test = test_xid, .print = print_xids, .done = done_list },

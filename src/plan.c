@@ -7,6 +7,7 @@ static const char *const action_names[_PLAN_ACTION_MAX] = {
         [PLAN_SKIP] = "skip",
         [PLAN_EXCLUDED] = "excluded",
         [PLAN_HELD_BACK] = "held-back",
+        [PLAN_SUGGEST] = "suggest",
 };
 
 const char *plan_action_to_string(PlanAction a) { return a < _PLAN_ACTION_MAX ? action_names[a] : NULL; }
@@ -24,7 +25,8 @@ const char *provenance_kind_to_string(ProvenanceKind k) { return k < _PROVENANCE
 const char *plan_provenance_string(const Provenance *p, char *buf, size_t size) {
         switch (p->kind) {
         case PROVENANCE_QUIRK:
-                snprintf(buf, size, "quirk %s", p->quirk->id);
+                snprintf(buf, size, "quirk %s (%s%s)", p->quirk->id, confidence_to_string(p->quirk->confidence) ?: "?",
+                         p->quirk->guard_tx_timeout ? ", guard tx-timeout" : "");
                 break;
         case PROVENANCE_CONFIG:
                 snprintf(buf, size, "%s:%u", p->origin.file, p->origin.line);
@@ -113,6 +115,19 @@ static void plan_link_power(const PlanInput *in, NicPlan *ret, bool set[_KNOB_MA
         ret->link_power = lp->state;
 }
 
+/* Whether the configuration accepts this NIC's suggestions (reported entries). */
+static bool suggestions_accepted(const PlanInput *in) {
+        const SuggestionsSetting *s = in->config ? config_suggestions(in->config, in->nic, in->machine) : NULL;
+        return s && s->apply > 0;
+}
+
+/* An entry that matches but is not planned: a suggestion not accepted, or a guarded fix on a link that timed out. */
+static bool quirk_withheld(const PlanInput *in, const Quirk *q) {
+        if (quirk_is_suggestion(q) && !suggestions_accepted(in))
+                return true;
+        return q->guard_tx_timeout && (in->tx_guard || in->guard_remembered);
+}
+
 /* What quirks and configuration want of this NIC (no reading needed): set, skip, and whether it is ignored. */
 static void plan_wanted(const PlanInput *in, NicPlan *ret, bool set[_KNOB_MAX], bool skip[_KNOB_MAX],
                         uint64_t value[_KNOB_MAX], Provenance why[_KNOB_MAX], Provenance skip_why[_KNOB_MAX]) {
@@ -128,6 +143,8 @@ static void plan_wanted(const PlanInput *in, NicPlan *ret, bool set[_KNOB_MAX], 
                                 ret->other_driver[ret->n_other_driver++] = q;
                         continue;
                 }
+                if (quirk_withheld(in, q))
+                        continue; /* a suggestion not accepted, or a guarded entry on a link that timed out: see plan_nic */
                 for (int k = 0; k < _KNOB_MAX; k++) {
                         if (q->set[k]) {
                                 set[k] = true;
@@ -176,6 +193,13 @@ void plan_knobs_needed(const PlanInput *in, bool needed[_KNOB_MAX]) {
         plan_wanted(in, p, set, skip, value, why, skip_why);
         setting = in->config ? config_link_power(in->config, in->nic, in->machine, &by_device) : NULL;
         dynamic = setting && setting->mode == LINK_POWER_DYNAMIC;
+        /* What is suggested or withheld is shown with the value it would change: read too. */
+        for (size_t i = 0; in->quirks && i < in->quirks->n; i++) {
+                const Quirk *q = &in->quirks->quirks[i];
+                if (q->profiles[in->profile] && quirk_matches(q, in->nic, in->machine) && quirk_withheld(in, q))
+                        for (int k = 0; k < _KNOB_MAX; k++)
+                                skip[k] = skip[k] || q->set[k];
+        }
         for (int k = 0; k < _KNOB_MAX; k++)
                 needed[k] = !p->ignored && (set[k] || skip[k] || (dynamic && knob_get(k)->l1) ||
                                             (set[KNOB_L1_ASPM] && value[KNOB_L1_ASPM] == 0 && knob_get(k)->l1) ||
@@ -260,7 +284,7 @@ static void plan_item(const PlanInput *in, const Wanted *w, KnobId k, PlanItem *
 static void plan_held_back(const PlanInput *in, NicPlan *ret, const Wanted *w) {
         for (size_t i = 0; in->show_held_back && in->profile == PROFILE_POWERSAVE && in->quirks && i < in->quirks->n; i++) {
                 const Quirk *q = &in->quirks->quirks[i];
-                if (!q->profiles[PROFILE_PERFORMANCE] || !quirk_matches(q, in->nic, in->machine))
+                if (!q->profiles[PROFILE_PERFORMANCE] || !quirk_matches(q, in->nic, in->machine) || quirk_withheld(in, q))
                         continue;
                 for (int k = 0; k < _KNOB_MAX; k++) {
                         bool dup = false;
@@ -301,6 +325,48 @@ static void plan_with_l1(const PlanInput *in, Wanted *w) {
                 }
 }
 
+/*
+ * The entries plan_wanted() left out, shown with what they would do here: suggestions
+ * (reported entries) that would change a knob nothing else decides, as PLAN_SUGGEST; a
+ * guarded entry's values on a link that timed out, in guarded[] (not turned on).
+ */
+static void plan_withheld(const PlanInput *in, NicPlan *ret, const Wanted *w) {
+        const SuggestionsSetting *s = in->config ? config_suggestions(in->config, in->nic, in->machine) : NULL;
+
+        ret->suggestions_apply = s && s->apply > 0;
+        ret->suggestions_origin = s ? s->origin : (Origin) {};
+        ret->entry_guard = in->tx_guard || in->guard_remembered;
+        ret->entry_guard_remembered = in->guard_remembered;
+        for (size_t i = 0; in->quirks && i < in->quirks->n; i++) {
+                const Quirk *q = &in->quirks->quirks[i];
+                bool guarded;
+
+                if (!q->profiles[in->profile] || !quirk_matches(q, in->nic, in->machine) || !quirk_withheld(in, q))
+                        continue;
+                guarded = q->guard_tx_timeout && ret->entry_guard;
+                for (int k = 0; k < _KNOB_MAX; k++) {
+                        PlanItem *list = guarded ? ret->guarded : ret->suggested;
+                        size_t *n = guarded ? &ret->n_guarded : &ret->n_suggested, j;
+
+                        if (!q->set[k] || w->set[k] || w->skip[k])
+                                continue; /* something else decides it */
+                        if (!guarded && in->current[k].status == KNOB_STATUS_OK && in->current[k].value == q->value[k] &&
+                            !in->current[k].partial)
+                                continue; /* a suggestion that would change nothing here (one not readable here is shown) */
+                        for (j = 0; j < *n && list[j].knob != k; j++)
+                                ;
+                        if (j == *n) {
+                                if (*n >= _KNOB_MAX)
+                                        continue;
+                                (*n)++;
+                        }
+                        /* Later entries refine earlier ones. */
+                        list[j] = (PlanItem) { .knob = k, .action = guarded ? PLAN_EXCLUDED : PLAN_SUGGEST, .desired = q->value[k],
+                                               .current = in->current[k], .why = { PROVENANCE_QUIRK, q, {} } };
+                }
+        }
+}
+
 void plan_nic(const PlanInput *in, NicPlan *ret) {
         Wanted w = {};
         PlanItem *items = ret->items;
@@ -318,6 +384,7 @@ void plan_nic(const PlanInput *in, NicPlan *ret) {
                 if (w.set[k] || w.skip[k])
                         plan_item(in, &w, k, &items[ret->n++]);
         plan_held_back(in, ret, &w);
+        plan_withheld(in, ret, &w);
         /* Stable insertion sort by the knob table's write order: the order apply writes in. */
         for (size_t i = 1; i < ret->n; i++)
                 for (size_t j = i; j > 0 && knob_write_rank(items[j - 1].knob, items[j - 1].desired) >

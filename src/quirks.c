@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <fnmatch.h>
+#include <limits.h>
 #include <ctype.h>
 
 #include "keys.h"
@@ -7,6 +8,39 @@
 
 bool quirk_matches(const Quirk *q, const Nic *n, const Machine *m) {
         return n->xid != CHIP_XID_INVALID && match_test(&q->match, n, m);
+}
+
+static const char *const confidence_names[_CONFIDENCE_MAX] = {
+        [CONFIDENCE_KERNEL] = "kernel",
+        [CONFIDENCE_MEASURED] = "measured",
+        [CONFIDENCE_REPORTED] = "reported",
+};
+
+const char *confidence_to_string(QuirkConfidence c) {
+        return c >= 0 && c < _CONFIDENCE_MAX ? confidence_names[c] : NULL;
+}
+
+QuirkConfidence confidence_from_string(const char *s) {
+        return (QuirkConfidence) string_table_lookup(confidence_names, _CONFIDENCE_MAX, s);
+}
+
+const char *quirk_experiment_line(const Quirk *q, const char *name, char *buf, size_t size) {
+        size_t n = 0;
+        bool first = true;
+
+        buf[0] = '\0';
+        for (int k = 0; k < _KNOB_MAX && n < size; k++) {
+                char v[KNOB_VALUE_MAX];
+                if (!q->set[k])
+                        continue;
+                if (first)
+                        n += (size_t) snprintf(buf + n, size - n, "r8169-tuned experiment %s --server HOST --knob ", name);
+                if (n < size)
+                        n += (size_t) snprintf(buf + n, size - n, "%s%s=%s", first ? "" : ",", knob_get(k)->name,
+                                               knob_format_value(k, q->value[k], v, sizeof(v)));
+                first = false;
+        }
+        return buf;
 }
 
 static void quirk_done(Quirk *q) {
@@ -27,6 +61,7 @@ void quirk_db_done(QuirkDb *db) {
                 quirk_done(&db->quirks[i]);
         free(db->quirks);
         strv_free(db->files, db->n_files);
+        strv_free(db->left_out, db->n_left_out);
         *db = (QuirkDb) {};
 }
 
@@ -35,6 +70,7 @@ typedef struct QuirkKey QuirkKey;
 typedef struct Loader {
         QuirkDb *db;
         ssize_t current;          /* index of the quirk whose section we are in, -1 if none */
+        ssize_t current_prev;     /* the last entry of this file so far, -1 if none */
         size_t first_of_file;     /* quirks before this index come from earlier files */
         const QuirkKey *last_key; /* the key an indented line continues, NULL: none may */
         SeenKeys seen;
@@ -167,12 +203,31 @@ static void parse_link_power(Quirk *q, const QuirkKey *k, const char *file, unsi
                 diag_add(d, file, line, "bad link-power \"%s\": a quirk can only keep a chip static", value);
 }
 
+static void parse_confidence(Quirk *q, const QuirkKey *k, const char *file, unsigned line, const char *value, Diagnostics *d) {
+        QuirkConfidence c = confidence_from_string(value);
+
+        if (c < 0)
+                diag_add(d, file, line, "bad confidence \"%s\": expected kernel (a later kernel does this by default), "
+                         "measured (numbers before and after) or reported (reports without numbers)", value);
+        else
+                q->confidence = c;
+}
+
+static void parse_guard(Quirk *q, const QuirkKey *k, const char *file, unsigned line, const char *value, Diagnostics *d) {
+        if (streq(value, "tx-timeout"))
+                q->guard_tx_timeout = true;
+        else
+                diag_add(d, file, line, "bad guard \"%s\": the one guard is tx-timeout", value);
+}
+
 /* An entry's own keys, as config.c keeps the configuration's; knob and match-* keys come from their tables. */
 static const QuirkKey quirk_keys[] = {
         { "profiles", parse_profiles, 0, false },
         { "skip", parse_skip, 0, false },
         { "kernel-default-since", parse_kernel_default_since, 0, false },
         { "link-power", parse_link_power, 0, false },
+        { "confidence", parse_confidence, 0, false },
+        { "guard", parse_guard, 0, false },
         { "reason", parse_text, offsetof(Quirk, reason), true },
         { "evidence", parse_text, offsetof(Quirk, evidence), true },
         { "counter-evidence", parse_text, offsetof(Quirk, counter_evidence), true },
@@ -194,6 +249,10 @@ static void on_quirk_section(Loader *l, const char *file, unsigned line, const c
         l->current = -1;
         l->last_key = NULL;
         keys_reset(&l->seen);
+        /* The entry before it in this file ends on the line before. */
+        if (l->current_prev >= 0)
+                db->quirks[l->current_prev].end_line = line - 1;
+        l->current_prev = -1;
         if (!is_valid_id(section)) {
                 diag_add(d, file, line, "quirk id \"%s\" must be letters, digits, '-', '_' or '.', entry ignored", section);
                 return;
@@ -202,7 +261,9 @@ static void on_quirk_section(Loader *l, const char *file, unsigned line, const c
         if (!nq)
                 return;
         db->quirks = nq;
-        db->quirks[db->n] = (Quirk) { .id = strdup(section), .file = db->files[db->n_files - 1], .line = line };
+        db->quirks[db->n] = (Quirk) { .id = strdup(section), .file = db->files[db->n_files - 1], .line = line,
+                                      .end_line = UINT_MAX, .confidence = _CONFIDENCE_INVALID };
+        l->current_prev = (ssize_t) db->n;
         l->current = (ssize_t) db->n++;
 }
 
@@ -266,6 +327,47 @@ static void on_quirk_line(void *userdata, const char *file, unsigned line, const
 /* The drivers an entry may name: r8169 and Realtek's own out-of-tree ones (r8168, r8125, r8126, r8101). */
 static const char *const known_drivers[] = { "r8169", "r8168", "r8125", "r8126", "r8101" };
 
+/* The tier: said, and with what its tier needs; a guard only where it can act. */
+static void quirk_check_confidence(const Quirk *q, Diagnostics *d) {
+        bool any_set = false, bounded = q->match.n_kernels > 0;
+
+        for (int k = 0; k < _KNOB_MAX; k++)
+                any_set = any_set || q->set[k];
+        for (size_t i = 0; i < q->match.n_kernels; i++)
+                bounded = bounded && q->match.kernels[i].to.known;
+        if (q->confidence < 0)
+                diag_add(d, q->file, q->line, "[%s] has no confidence: say kernel, measured or reported", q->id);
+        else if (q->confidence == CONFIDENCE_KERNEL && !bounded && !q->kernel_default_since.known)
+                diag_add(d, q->file, q->line,
+                         "[%s] has confidence kernel but no release where the kernel took it over: give match-kernel "
+                         "ranges that end there, or kernel-default-since", q->id);
+        else if (q->confidence == CONFIDENCE_MEASURED && (!q->evidence || !*q->evidence))
+                diag_add(d, q->file, q->line, "[%s] has confidence measured but no evidence: say who measured what, "
+                         "on which machine, with which numbers", q->id);
+        else if (q->confidence == CONFIDENCE_REPORTED && !any_set)
+                diag_add(d, q->file, q->line, "[%s] is a suggestion (confidence reported) with no knob an experiment "
+                         "could measure", q->id);
+        if (!q->guard_tx_timeout)
+                return;
+        /*
+         * The guard takes back an entry that turns on what the kernel may keep off for safety: an
+         * on/off knob turned on. A number (coalescing, deferral) is no such switch; a value turned
+         * off beside one turned on (L1.2 off with L1 on) goes back with it.
+         */
+        bool turns_on = false;
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                if (!q->set[k])
+                        continue;
+                if (knob_get(k)->type != KNOB_TYPE_BOOL)
+                        diag_add(d, q->file, q->line, "[%s] has guard = tx-timeout, which takes back switches turned on: "
+                                 "%s is a number and cannot be guarded", q->id, knob_get(k)->name);
+                turns_on = turns_on || (knob_get(k)->type == KNOB_TYPE_BOOL && q->value[k] != 0);
+        }
+        if (!turns_on)
+                diag_add(d, q->file, q->line, "[%s] has guard = tx-timeout but turns nothing on: the guard takes back "
+                         "what an entry turns on", q->id);
+}
+
 /* What an entry must have, checked once its section is complete. */
 static void quirk_check(Quirk *q, Diagnostics *d) {
         bool any_knob = false, any_profile = false;
@@ -295,6 +397,7 @@ static void quirk_check(Quirk *q, Diagnostics *d) {
         for (int k = 0; k < _KNOB_MAX; k++)
                 if (q->set[k] && q->skip[k])
                         diag_add(d, q->file, q->line, "[%s] both sets and skips %s", q->id, knob_get(k)->name);
+        quirk_check_confidence(q, d);
         for (size_t i = 0; i < q->match.n_drivers; i++) {
                 bool known = false;
                 for (size_t k = 0; k < ELEMENTSOF(known_drivers) && !known; k++)
@@ -353,14 +456,6 @@ int quirk_db_load_except(QuirkDb *db, const char *const *dirs, size_t n_dirs, co
                 }
                 free(files);
         }
-        /* What is left out goes after the overriding: a broken /etc file does not bring the shipped one back. */
-        for (size_t i = 0; i < n_all;)
-                if (diag_names_file(leave_out, all[i])) {
-                        free(all[i]);
-                        memmove(all + i, all + i + 1, (n_all - i - 1) * sizeof(char *));
-                        n_all--;
-                } else
-                        i++;
         /* Lexical order of the file name, wherever it lives. */
         for (size_t i = 1; i < n_all; i++)
                 for (size_t j = i; j > 0 && strcmp(strrchr(all[j - 1], '/'), strrchr(all[j], '/')) > 0; j--) {
@@ -369,6 +464,21 @@ int quirk_db_load_except(QuirkDb *db, const char *const *dirs, size_t n_dirs, co
                         all[j - 1] = t;
                 }
         db_parse(db, all, n_all, d);
+        /* What is left out goes after the overriding: a broken entry in /etc does not bring the shipped file back. */
+        for (size_t i = 0; leave_out && i < db->n;) {
+                Quirk *q = &db->quirks[i];
+                char *what;
+
+                if (!diag_names_lines(leave_out, q->file, q->line, q->end_line)) {
+                        i++;
+                        continue;
+                }
+                if (asprintf(&what, "%s:%u [%s]", q->file, q->line, q->id) >= 0)
+                        (void) strv_push(&db->left_out, &db->n_left_out, what);
+                quirk_done(q);
+                memmove(q, q + 1, (db->n - i - 1) * sizeof(Quirk));
+                db->n--;
+        }
         return 0;
 }
 
@@ -376,7 +486,7 @@ int quirk_db_load_except(QuirkDb *db, const char *const *dirs, size_t n_dirs, co
 static void db_parse(QuirkDb *db, char **all, size_t n_all, Diagnostics *d) {
         db->files = all;
         for (size_t i = 0; i < n_all; i++) {
-                Loader l = { .db = db, .current = -1, .first_of_file = db->n };
+                Loader l = { .db = db, .current = -1, .current_prev = -1, .first_of_file = db->n };
                 db->n_files = i + 1;
                 (void) conf_parse_file(all[i], on_quirk_line, &l, d);
                 for (size_t k = l.first_of_file; k < db->n; k++)

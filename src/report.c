@@ -63,6 +63,10 @@ static void print_wrapped(FILE *f, const char *first, const char *indent, const 
         fputc('\n', f);
 }
 
+void report_print_wrapped(FILE *f, const char *first, const char *indent, const char *text) {
+        print_wrapped(f, first, indent, text);
+}
+
 void report_unknown_chip_advice(FILE *f, const Nic *n) {
         if (n->chip)
                 return;
@@ -101,6 +105,34 @@ void report_link_power_text(FILE *f, const LinkPowerRecord *rec) {
         fprintf(f, "  link power: dynamic, %s (L1 %s); L1 on %.0f s, off %.0f s, %u transitions\n", rec->state,
                 streq(rec->state, "busy") ? "off" : "on", (double) rec->idle_usec / 1e6, (double) rec->busy_usec / 1e6,
                 rec->transitions);
+}
+
+static void plan_items_json(JsonWriter *w, const char *key, const PlanItem *items, size_t n, const char *because, const Nic *nic);
+
+/* What the quirk database knows but does not apply here: suggestions, and entries a guard withholds. */
+static void status_withheld_text(FILE *f, const NicStatus *s) {
+        const NicPlan *p = s->plan;
+        char line[768], cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], exp[512];
+
+        for (size_t j = 0; p && j < p->n_suggested; j++) {
+                const PlanItem *it = &p->suggested[j];
+                snprintf(line, sizeof(line), "%s %s -> %s, quirk %s (reported, not applied)", knob_get(it->knob)->name,
+                         report_reading_text(it->knob, &it->current, cur, sizeof(cur)),
+                         knob_format_value(it->knob, it->desired, des, sizeof(des)), it->why.quirk->id);
+                print_wrapped(f, "  suggested:", "    ", line);
+                /* One line, never wrapped: it is there to be copied. */
+                fprintf(f, "    measure it: %s\n",
+                        quirk_experiment_line(it->why.quirk, nic_ifname(s->nic) ?: s->nic->slot, exp, sizeof(exp)));
+        }
+        for (size_t j = 0; p && j < p->n_guarded; j++) {
+                const PlanItem *it = &p->guarded[j];
+                if (it->why.kind != PROVENANCE_QUIRK || !it->why.quirk->guard_tx_timeout)
+                        continue;
+                snprintf(line, sizeof(line), "%s of quirk %s is not applied: a tx timeout on %s%s", knob_get(it->knob)->name,
+                         it->why.quirk->id, p->entry_guard_remembered ? "this board, remembered from an earlier boot" : "this link",
+                         p->entry_guard_remembered ? "; r8169-tuned restore forgets it" : "");
+                print_wrapped(f, "  guarded:", "    ", line);
+        }
 }
 
 void report_status_text(FILE *f, const NicStatus *s, size_t n) {
@@ -148,6 +180,7 @@ void report_status_text(FILE *f, const NicStatus *s, size_t n) {
                                 r->partial ? "partly on" : knob_format_value(k, r->value, buf, sizeof(buf)),
                                 r->fixed ? " [fixed]" : "", mark);
                 }
+                status_withheld_text(f, &s[i]);
                 /* What cannot be read: one line per cause, not one per knob. */
                 for (int k = 0; k < _KNOB_MAX; k++) {
                         char cause[256], other[256], names[512] = "", first[300];
@@ -385,6 +418,9 @@ void report_status_json(FILE *f, const NicStatus *s, size_t n, const Diagnostics
                 report_link_power_json(&w, s[i].link_power_known ? &s[i].link_power : NULL);
                 report_knobs_json(&w, s[i].knobs);
                 report_ours_json(&w, &s[i]);
+                json_kv_bool(&w, "guard_remembered", s[i].plan && s[i].plan->entry_guard_remembered);
+                plan_items_json(&w, "suggested", s[i].plan ? s[i].plan->suggested : NULL, s[i].plan ? s[i].plan->n_suggested : 0,
+                                "reported: a suggestion, applied only with suggestions = apply", s[i].nic);
                 json_object_end(&w);
         }
         json_array_end(&w);
@@ -400,6 +436,8 @@ static void provenance_json(JsonWriter *w, const Provenance *p) {
 
         json_kv_str(w, "source", provenance_kind_to_string(p->kind));
         json_kv_str(w, "quirk", q ? q->id : NULL);
+        json_kv_str(w, "confidence", q ? confidence_to_string(q->confidence) : NULL);
+        json_kv_str(w, "guard", q && q->guard_tx_timeout ? "tx-timeout" : NULL);
         json_kv_str(w, "reason", q ? q->reason : NULL);
         json_kv_str(w, "evidence", q ? q->evidence : NULL);
         json_kv_str(w, "counter_evidence", q ? q->counter_evidence : NULL);
@@ -424,7 +462,9 @@ const char *report_reading_text(KnobId k, const KnobReading *r, char *buf, size_
         return knob_format_value(k, r->value, buf, size);
 }
 
-static void plan_item_json(JsonWriter *w, const PlanItem *it, const char *because) {
+static void plan_item_json(JsonWriter *w, const PlanItem *it, const char *because, const Nic *nic) {
+        char line[512];
+
         json_object_begin(w);
         json_kv_str(w, "knob", knob_get(it->knob)->name);
         json_kv_str(w, "action", plan_action_to_string(it->action));
@@ -456,6 +496,9 @@ static void plan_item_json(JsonWriter *w, const PlanItem *it, const char *becaus
                 json_object_end(w);
         } else
                 json_null(w);
+        json_kv_str(w, "experiment", it->action == PLAN_SUGGEST && it->why.quirk
+                                             ? quirk_experiment_line(it->why.quirk, nic_ifname(nic) ?: nic->slot, line, sizeof(line))
+                                             : NULL);
         json_object_end(w);
 }
 
@@ -527,11 +570,11 @@ static void ignored_by_json(JsonWriter *w, const NicPlan *p) {
         json_object_end(w);
 }
 
-static void plan_items_json(JsonWriter *w, const char *key, const PlanItem *items, size_t n, const char *because) {
+static void plan_items_json(JsonWriter *w, const char *key, const PlanItem *items, size_t n, const char *because, const Nic *nic) {
         json_key(w, key);
         json_array_begin(w);
         for (size_t j = 0; j < n; j++)
-                plan_item_json(w, &items[j], because);
+                plan_item_json(w, &items[j], because, nic);
         json_array_end(w);
 }
 
@@ -571,12 +614,25 @@ void report_plan_json(FILE *f, const PlanReport *r) {
                 json_object_begin(&w);
                 report_nic_json_members(&w, p->nic);
                 ignored_by_json(&w, p);
-                plan_items_json(&w, "items", p->items, p->n, NULL);
+                plan_items_json(&w, "items", p->items, p->n, NULL, p->nic);
                 /* What the profile holds back, with why: not in items, which is what apply does. */
-                plan_items_json(&w, "held_back", p->held, p->n_held, held_back_because(r, hb, sizeof(hb)));
+                plan_items_json(&w, "held_back", p->held, p->n_held, held_back_because(r, hb, sizeof(hb)), p->nic);
+                plan_items_json(&w, "suggested", p->suggested, p->n_suggested,
+                                "reported: a suggestion, applied only with suggestions = apply", p->nic);
+                json_key(&w, "suggestions");
+                json_object_begin(&w);
+                json_kv_bool(&w, "apply", p->suggestions_apply);
+                json_kv_str(&w, "file", p->suggestions_origin.file);
+                json_key(&w, "line");
+                if (p->suggestions_origin.file)
+                        json_u64(&w, p->suggestions_origin.line);
+                else
+                        json_null(&w);
+                json_object_end(&w);
                 json_kv_u64(&w, "tx_timeouts", p->tx_timeouts);
                 json_kv_bool(&w, "tx_timeout_guard", p->tx_guard);
-                plan_items_json(&w, "guarded", p->guarded, p->n_guarded, "tx-timeout guard: this link timed out");
+                json_kv_bool(&w, "guard_remembered", p->entry_guard_remembered);
+                plan_items_json(&w, "guarded", p->guarded, p->n_guarded, "tx-timeout guard: this link timed out", p->nic);
                 json_key(&w, "link_power");
                 report_plan_link_power_json(&w, p);
                 other_driver_json(&w, p);
@@ -623,9 +679,21 @@ static void plan_held_text(FILE *f, const PlanReport *r, const PlanItem *it) {
                 plan_provenance_string(&it->why, prov, sizeof(prov)), held_back_because(r, hb, sizeof(hb)));
 }
 
-/* A quirk behind a planned, kept or held-back value: not one skipped or excluded. */
+/* A suggestion, with the line that measures it here. */
+static void plan_suggested_text(FILE *f, const NicPlan *p, const PlanItem *it) {
+        char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], both[64], prov[512];
+
+        snprintf(both, sizeof(both), "%s -> %s", report_reading_text(it->knob, &it->current, cur, sizeof(cur)),
+                 knob_format_value(it->knob, it->desired, des, sizeof(des)));
+        fprintf(f, "  %-9s %-21s %-16s %s\n", "suggest", knob_get(it->knob)->name, both,
+                plan_provenance_string(&it->why, prov, sizeof(prov)));
+}
+
+/* A quirk behind a planned, kept, held-back or suggested value: not one skipped or excluded. */
 static const Quirk *plan_item_quirk(const NicPlan *p, size_t j) {
-        const PlanItem *it = j < p->n ? &p->items[j] : &p->held[j - p->n];
+        const PlanItem *it = j < p->n            ? &p->items[j]
+                             : j < p->n + p->n_held ? &p->held[j - p->n]
+                                                    : &p->suggested[j - p->n - p->n_held];
 
         if (it->why.kind != PROVENANCE_QUIRK || it->action == PLAN_EXCLUDED || it->action == PLAN_SKIP)
                 return NULL;
@@ -634,7 +702,7 @@ static const Quirk *plan_item_quirk(const NicPlan *p, size_t j) {
 
 /* Each quirk behind a planned value, once: its reason, evidence, counter-evidence and sources. */
 static void plan_grounds_text(FILE *f, const NicPlan *p) {
-        for (size_t j = 0; j < p->n + p->n_held; j++) {
+        for (size_t j = 0; j < p->n + p->n_held + p->n_suggested; j++) {
                 const Quirk *q = plan_item_quirk(p, j);
                 bool said = false;
                 char first[160];
@@ -658,9 +726,17 @@ static void plan_guards_text(FILE *f, const NicPlan *p) {
                          "L1 stays off until reboot, whatever the profile asks", p->tx_timeouts, p->tx_timeouts == 1 ? "" : "s");
                 print_wrapped(f, "  tx-timeout guard:", "    ", line);
         }
-        for (size_t j = 0; j < p->n_guarded; j++)
-                fprintf(f, "  %-9s %-21s %-16s %s (not turned on: tx-timeout guard)\n", "guarded",
-                        knob_get(p->guarded[j].knob)->name, "stays off", plan_provenance_string(&p->guarded[j].why, prov, sizeof(prov)));
+        if (p->entry_guard && !p->tx_guard)
+                print_wrapped(f, "  tx-timeout guard:", "    ",
+                              "a tx timeout on this board, slot and chip is remembered from an earlier boot: entries with "
+                              "guard = tx-timeout stay withheld until r8169-tuned restore forgets it");
+        for (size_t j = 0; j < p->n_guarded; j++) {
+                const PlanItem *g = &p->guarded[j];
+                bool entry = g->why.kind == PROVENANCE_QUIRK && g->why.quirk->guard_tx_timeout;
+                fprintf(f, "  %-9s %-21s %-16s %s (%s)\n", "guarded", knob_get(g->knob)->name, entry ? "not applied" : "stays off",
+                        plan_provenance_string(&g->why, prov, sizeof(prov)),
+                        entry ? "guard = tx-timeout: taken back after a tx timeout" : "not turned on: tx-timeout guard");
+        }
         plan_link_power_text(f, p);
         for (size_t j = 0; j < p->n_other_driver; j++) {
                 char drivers[128], line[512];
@@ -676,6 +752,25 @@ static void plan_guards_text(FILE *f, const NicPlan *p) {
                                         "these fixes apply; to tune this driver, set knobs in a [device] section with match-driver "
                                         "naming it (r8169-tuned.conf(5))"
                                       : "see r8169-tuned.conf(5) for a [device] section that sets the knobs");
+}
+
+/* How to measure each suggested entry here, and how to accept them: once per entry. */
+static void plan_suggestions_hint(FILE *f, const NicPlan *p) {
+        char line[512];
+
+        for (size_t j = 0; j < p->n_suggested; j++) {
+                const Quirk *q = p->suggested[j].why.quirk;
+                bool said = false;
+                for (size_t k = 0; k < j && !said; k++)
+                        said = p->suggested[k].why.quirk == q;
+                if (said)
+                        continue;
+                fprintf(f, "  suggested by %s (reports without numbers): measure it on this machine with\n    %s\n", q->id,
+                        quirk_experiment_line(q, nic_ifname(p->nic) ?: p->nic->slot, line, sizeof(line)));
+        }
+        if (p->n_suggested > 0)
+                fputs("    to apply them: suggestions = apply in [global] or in a [device] section\n"
+                      "    naming this NIC, or the knob in a [device] section (r8169-tuned.conf(5))\n", f);
 }
 
 static void plan_nic_text(FILE *f, const PlanReport *r, const NicPlan *p) {
@@ -694,11 +789,13 @@ static void plan_nic_text(FILE *f, const PlanReport *r, const NicPlan *p) {
         }
         for (size_t j = 0; j < p->n_held; j++)
                 plan_held_text(f, r, &p->held[j]);
+        for (size_t j = 0; j < p->n_suggested; j++)
+                plan_suggested_text(f, p, &p->suggested[j]);
         plan_grounds_text(f, p);
         plan_guards_text(f, p);
         if (!p->nic->chip)
                 report_unknown_chip_advice(f, p->nic);
-        else if (p->n == 0 && p->n_held == 0 && p->n_other_driver == 0)
+        else if (p->n == 0 && p->n_held == 0 && p->n_suggested == 0 && p->n_guarded == 0 && p->n_other_driver == 0)
                 fputs("  nothing known to tune for this chip\n", f);
         else if (changes == 0)
                 fputs("  nothing to change\n", f);
@@ -706,6 +803,7 @@ static void plan_nic_text(FILE *f, const PlanReport *r, const NicPlan *p) {
                 fputs("  held back: what the performance profile would change here, at a cost in idle power;\n"
                       "    to have it: r8169-tuned --profile performance apply (once), or profile = performance\n"
                       "    in " CONFIG_DEFAULT_PATH " (for good)\n", f);
+        plan_suggestions_hint(f, p);
 }
 
 void report_plan_text(FILE *f, const PlanReport *r) {
@@ -749,6 +847,12 @@ void report_quirk_text(FILE *f, const Quirk *q) {
         }
         if (q->link_power_static)
                 fputs("  link-power = static (dynamic link power does not switch L1 on this chip)\n", f);
+        fprintf(f, "  confidence = %s (%s)\n", confidence_to_string(q->confidence),
+                q->confidence == CONFIDENCE_KERNEL     ? "a later kernel does this by default"
+                : q->confidence == CONFIDENCE_MEASURED ? "numbers before and after on a named machine"
+                                                       : "reports without numbers: a suggestion, applied only where accepted");
+        if (q->guard_tx_timeout)
+                fputs("  guard = tx-timeout (taken back at a tx timeout on the NIC, and not applied again on that board)\n", f);
         if (q->kernel_default_since.known) {
                 char since[24];
                 fprintf(f, "  kernel-default-since = %s (r8169 does this itself from that release)\n",
@@ -868,6 +972,8 @@ void report_quirk_json(JsonWriter *w, const Quirk *q) {
         } else
                 json_null(w);
         json_kv_str(w, "link_power", q->link_power_static ? "static" : NULL);
+        json_kv_str(w, "confidence", confidence_to_string(q->confidence));
+        json_kv_str(w, "guard", q->guard_tx_timeout ? "tx-timeout" : NULL);
         json_kv_str(w, "reason", q->reason);
         json_kv_str(w, "evidence", q->evidence);
         json_kv_str(w, "counter_evidence", q->counter_evidence);

@@ -487,3 +487,52 @@ int undo_tx_guard_record(const char *state_dir, const char *slot, uint64_t timeo
         n = snprintf(text, sizeof(text), "tx_timeouts %" PRIu64 "\n", timeouts);
         return write(fd, text, (size_t) n) == n ? 0 : -EIO;
 }
+
+static int board_guard_path(const char *lib_dir, const char *slot, uint16_t xid, char **ret) {
+        if (!pci_slot_valid(slot))
+                return -EINVAL;
+        return asprintf(ret, "%s/%s-%03x.guard", lib_dir, slot, xid) < 0 ? -ENOMEM : 0;
+}
+
+bool undo_board_guard_recorded(const char *lib_dir, const char *slot, uint16_t xid, const char *board) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
+        char line[300];
+
+        if (board_guard_path(lib_dir, slot, xid, &path) < 0)
+                return false;
+        f = fopen(path, "re");
+        if (!f || !fgets(line, sizeof(line), f))
+                return false;
+        line[strcspn(line, "\n")] = '\0';
+        /* The first line names the board: a record of another board is not this one's. */
+        return strncmp(line, "board ", 6) == 0 && streq(line + 6, board);
+}
+
+static void board_guard_write(FILE *f, const void *userdata) {
+        const BoardGuard *g = userdata;
+
+        fprintf(f, "board %s\nquirks %s\ntx_timeouts %" PRIu64 "\n", g->board, g->quirks, g->timeouts);
+}
+
+int undo_board_guard_record(const char *lib_dir, const char *slot, uint16_t xid, const BoardGuard *g) {
+        _cleanup_free_ char *path = NULL;
+        int r = board_guard_path(lib_dir, slot, xid, &path);
+
+        if (r < 0)
+                return r;
+        if (mkdir(lib_dir, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        return write_file_atomic(path, board_guard_write, g);
+}
+
+int undo_board_guard_forget(const char *lib_dir, const char *slot, uint16_t xid) {
+        _cleanup_free_ char *path = NULL;
+        int r = board_guard_path(lib_dir, slot, xid, &path);
+
+        if (r < 0)
+                return r;
+        if (unlink(path) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        return 1;
+}

@@ -7,9 +7,13 @@ Q="$SRCDIR/conf/quirks.d"
 : >"$TMP/empty.conf"
 STATE="$TMP/state"
 
+# On Debian 12's kernel: the E480's software coalescing is a back-port there (rtl8168g-sw-coalesce),
+# and its SG/TSO a suggestion, which the E480's configuration accepts (e480.conf).
+K=(--kernel-release 6.1.158)
+printf '[global]\nsuggestions = apply\n' >"$TMP/e480.conf"
 r8t_ns() { # r8t_ns NS FIXTURE-DIR ARGS...
         local ns=$1 fx=$2; shift 2
-        ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --state-dir "$STATE" "$@"
+        ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --state-dir "$STATE" "${K[@]}" "$@"
 }
 run() { set +e; out=$("$@" 2>&1); rc=$?; set -e; }
 feature() { ip netns exec "$1" ethtool -k "$2" | awk -v n="$3:" '$1 == n {print $2}'; }
@@ -58,7 +62,7 @@ fx=$(fixture thinkpad-e480-8168gu)
 netns_new ns4
 ip -n "$ns4" link add enp3s0 type veth peer name peer0
 ip netns exec "$ns4" ethtool -K enp3s0 sg off tso off >/dev/null
-run r8t_ns "$ns4" "$fx" --config "$TMP/empty.conf" --profile performance apply
+run r8t_ns "$ns4" "$fx" --config "$TMP/e480.conf" --profile performance apply
 eq "e480 apply exit" 0 "$rc"
 eq "gro_flush_timeout after apply" 20000 "$(cat "$fx/sys/class/net/enp3s0/gro_flush_timeout")"
 eq "napi_defer_hard_irqs after apply" 1 "$(cat "$fx/sys/class/net/enp3s0/napi_defer_hard_irqs")"
@@ -73,8 +77,8 @@ eq "e480 tso off again" off "$(feature "$ns4" enp3s0 tcp-segmentation-offload)"
 ### (features, then the two netdev attributes), not one per write.
 # Killed right after its first write, the journal already holds all three originals.
 set +e
-ip netns exec "$ns4" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --state-dir "$STATE" \
-        --config "$TMP/empty.conf" --profile performance --fault-after-writes 1:KILL apply >/dev/null 2>&1
+ip netns exec "$ns4" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --state-dir "$STATE" "${K[@]}" \
+        --config "$TMP/e480.conf" --profile performance --fault-after-writes 1:KILL apply >/dev/null 2>&1
 set -e
 eq "killed after write 1: the features' originals recorded" 1 "$(grep -c '^feature tx-tcp-segmentation 0 1$' "$STATE/0000:03:00.0" || true)"
 eq "killed after write 1: both netdev originals recorded" "netdev gro_flush_timeout 0 20000,netdev napi_defer_hard_irqs 0 1" \
@@ -85,10 +89,10 @@ eq "killed after write 1: tso as before" off "$(feature "$ns4" enp3s0 tcp-segmen
 eq "killed after write 1: gro_flush_timeout as before" 0 "$(cat "$fx/sys/class/net/enp3s0/gro_flush_timeout")"
 # Killed between two writes of a second apply (values of ours already recorded): every
 # original still goes back, the one written and the one not written yet.
-run r8t_ns "$ns4" "$fx" --config "$TMP/empty.conf" --profile performance apply
-printf '[device e480]\nmatch-interface = enp3s0\ngro_flush_timeout = 30000\nnapi_defer_hard_irqs = 2\n' >"$TMP/more.conf"
+run r8t_ns "$ns4" "$fx" --config "$TMP/e480.conf" --profile performance apply
+printf '[global]\nsuggestions = apply\n[device e480]\nmatch-interface = enp3s0\ngro_flush_timeout = 30000\nnapi_defer_hard_irqs = 2\n' >"$TMP/more.conf"
 set +e
-ip netns exec "$ns4" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --state-dir "$STATE" \
+ip netns exec "$ns4" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --state-dir "$STATE" "${K[@]}" \
         --config "$TMP/more.conf" --profile performance --fault-after-writes 1:KILL apply >/dev/null 2>&1
 set -e
 eq "second apply killed after write 1: gro written" 30000 "$(cat "$fx/sys/class/net/enp3s0/gro_flush_timeout")"
@@ -101,8 +105,8 @@ eq "second apply killed: tso back off" off "$(feature "$ns4" enp3s0 tcp-segmenta
 # One save (strace; LeakSanitizer cannot run under ptrace).
 if command -v strace >/dev/null; then
         ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -f -qq -e trace=rename,renameat,renameat2 -o "$TMP/trace" \
-                ip netns exec "$ns4" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --state-dir "$STATE" \
-                --config "$TMP/empty.conf" --profile performance apply >/dev/null 2>&1 || true
+                ip netns exec "$ns4" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --state-dir "$STATE" "${K[@]}" \
+                --config "$TMP/e480.conf" --profile performance apply >/dev/null 2>&1 || true
         eq "one journal save per apply" 1 "$(grep -c "rename.*\"$STATE/0000:03:00.0\"" "$TMP/trace" || true)"
         eq "traced apply: tso on" on "$(feature "$ns4" enp3s0 tcp-segmentation-offload)"
         run r8t_ns "$ns4" "$fx" restore
@@ -113,8 +117,8 @@ if command -v strace >/dev/null; then
         disk=$(mktemp -d /var/tmp/r8t-state.XXXXXX) && cleanup_hooks+=("rm -rf $disk")
         for st in "$TMP/tmpfs-state" "$disk"; do
                 ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -f -qq -e trace=fsync,fdatasync -o "$TMP/trace" \
-                        ip netns exec "$ns4" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" \
-                        --state-dir "$st" --config "$TMP/empty.conf" --profile performance apply >/dev/null 2>&1 || true
+                        ip netns exec "$ns4" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" "${K[@]}" \
+                        --state-dir "$st" --config "$TMP/e480.conf" --profile performance apply >/dev/null 2>&1 || true
                 syncs=$(grep -c "fsync" "$TMP/trace" || true)
                 case $(stat -f -c %T "$st") in
                 tmpfs) eq "journal on tmpfs: no fsync" 0 "$syncs" ;;
@@ -127,9 +131,9 @@ fi
 
 ### A second apply keeps the first original; someone else's later change is left alone by restore.
 fx=$(fixture thinkpad-e480-8168gu)
-run r8t_ns "$ns4" "$fx" --config "$TMP/empty.conf" --profile performance apply
+run r8t_ns "$ns4" "$fx" --config "$TMP/e480.conf" --profile performance apply
 echo 30000 >"$fx/sys/class/net/enp3s0/gro_flush_timeout"            # another tool
-run r8t_ns "$ns4" "$fx" --config "$TMP/empty.conf" --profile performance apply   # we put ours back
+run r8t_ns "$ns4" "$fx" --config "$TMP/e480.conf" --profile performance apply   # we put ours back
 eq "reapplied" 20000 "$(cat "$fx/sys/class/net/enp3s0/gro_flush_timeout")"
 grep -q "^netdev gro_flush_timeout 0 20000$" "$STATE/0000:03:00.0" && ok || fail "first original (0) kept"
 echo 50000 >"$fx/sys/class/net/enp3s0/gro_flush_timeout"            # changed again behind our back
@@ -139,13 +143,13 @@ contains "left alone, reported" "gro_flush_timeout is 50000, not the 20000 r8169
 eq "napi restored all the same" 0 "$(cat "$fx/sys/class/net/enp3s0/napi_defer_hard_irqs")"
 
 ### 3. Coalescing on veth: EOPNOTSUPP, said once, the rest applied, exit code says so.
-printf '[device e480]\nmatch-interface = enp3s0\nrx-usecs = 50\n' >"$TMP/coalesce.conf"
+printf '[global]\nsuggestions = apply\n[device e480]\nmatch-interface = enp3s0\nrx-usecs = 50\n' >"$TMP/coalesce.conf"
 ip netns exec "$ns4" ethtool -K enp3s0 sg off tso off >/dev/null
 echo 0 >"$fx/sys/class/net/enp3s0/gro_flush_timeout"
 run r8t_ns "$ns4" "$fx" --config "$TMP/coalesce.conf" --profile performance apply
 eq "coalesce: exit 1" 1 "$rc"
 eq "coalesce: said once" 1 "$(grep -c 'rx-usecs' <<<"$out")"
-contains "coalesce: clearly" "rx-usecs is not supported on this NIC (Operation not supported); 50 not applied ($TMP/coalesce.conf:3)" "$out"
+contains "coalesce: clearly" "rx-usecs is not supported on this NIC (Operation not supported); 50 not applied ($TMP/coalesce.conf:5)" "$out"
 eq "coalesce: sg still applied" on "$(feature "$ns4" enp3s0 scatter-gather)"
 eq "coalesce: gro_flush_timeout still applied" 20000 "$(cat "$fx/sys/class/net/enp3s0/gro_flush_timeout")"
 run r8t_ns "$ns4" "$fx" restore
@@ -156,14 +160,14 @@ run r8t_ns "$ns4" "$fx" restore
 run r8t_ns "$ns4" "$fx" --json status
 eq "eee: status not-supported" not-supported "$(jq -r '.nics[0].knobs.eee.status' <<<"$out")"
 eq "eee: the kernel's errno" "EOPNOTSUPP" "$(jq -r '.nics[0].knobs.eee.errno' <<<"$out")"
-printf '[device e480]\nmatch-interface = enp3s0\neee = off\n' >"$TMP/eee.conf"
+printf '[global]\nsuggestions = apply\n[device e480]\nmatch-interface = enp3s0\neee = off\n' >"$TMP/eee.conf"
 run r8t_ns "$ns4" "$fx" --config "$TMP/eee.conf" --profile performance plan
 contains "eee: plan skips it" "skip      eee                   not-supported" "$out"
 ip netns exec "$ns4" ethtool -K enp3s0 sg off tso off >/dev/null
 run r8t_ns "$ns4" "$fx" --config "$TMP/eee.conf" --profile performance apply
 eq "eee: exit 1" 1 "$rc"
 eq "eee: said once" 1 "$(grep -c 'eee' <<<"$out")"
-contains "eee: clearly" "eee is not supported on this NIC (Operation not supported); off not applied ($TMP/eee.conf:3)" "$out"
+contains "eee: clearly" "eee is not supported on this NIC (Operation not supported); off not applied ($TMP/eee.conf:5)" "$out"
 eq "eee: sg still applied" on "$(feature "$ns4" enp3s0 scatter-gather)"
 grep -q "^eee " "$STATE/0000:03:00.0" && fail "eee: nothing journalled for it" || ok
 run r8t_ns "$ns4" "$fx" restore
@@ -181,10 +185,10 @@ eq "restore returns the exact snapshot" "$before" "$(snapshot "$ns2" "$fx" enp1s
 
 ### 6. The interface vanishes in the middle of apply: a log line, a clean exit, no crash.
 fx=$(fixture thinkpad-e480-8168gu)
-printf '[device e480]\nmatch-slot = 0000:03:00.0\nl0s_aspm = 0\n' >"$TMP/l0s.conf"
+printf '[global]\nsuggestions = apply\n[device e480]\nmatch-slot = 0000:03:00.0\nl0s_aspm = 0\n' >"$TMP/l0s.conf"
 ip netns exec "$ns4" ethtool -K enp3s0 sg off tso off >/dev/null
 set +e
-ip netns exec "$ns4" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --state-dir "$STATE" \
+ip netns exec "$ns4" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --state-dir "$STATE" "${K[@]}" \
         --config "$TMP/l0s.conf" --profile performance --fault-after-writes 1:STOP apply >"$TMP/vanish.out" 2>&1 &
 pid=$!
 set -e

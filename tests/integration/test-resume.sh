@@ -59,7 +59,8 @@ sleep_undo_resume() { # sleep_undo_resume WHAT: the resume undoes the attributes
 fx=$(fixture thinkpad-e480-8168gu)
 gro="$fx/sys/class/net/enp3s0/gro_flush_timeout"
 napi="$fx/sys/class/net/enp3s0/napi_defer_hard_irqs"
-printf '[global]\nprofile = performance\n' >"$TMP/perf.conf"
+printf '[global]\nprofile = performance\nsuggestions = apply\n' >"$TMP/perf.conf"
+DAEMON_ARGS=(--kernel-release 6.1.158) # Debian 12's: the E480's software coalescing is r8169-tuned's there
 ip link add enp3s0 type veth peer name peer0
 ethtool -K enp3s0 sg off tso off >/dev/null
 

@@ -404,7 +404,7 @@ eq "purge: apt rc" 0 "$rc"
 stopped_restored purge
 status=$(inside_quiet sh -c "dpkg-query -W -f '\${Status}' r8169-tuned 2>/dev/null" || true)
 [[ -z $status || $status == *not-installed ]] && ok || fail "purge: dpkg says '$status'"
-for gone in /etc/r8169-tuned /run/r8169-tuned /var/lib/systemd/deb-systemd-helper-enabled/r8169-tuned.service.dsh-also \
+for gone in /etc/r8169-tuned /run/r8169-tuned /var/lib/r8169-tuned /var/lib/systemd/deb-systemd-helper-enabled/r8169-tuned.service.dsh-also \
         /var/lib/systemd/deb-systemd-helper-enabled/multi-user.target.wants/r8169-tuned.service \
         /etc/systemd/system/multi-user.target.wants/r8169-tuned.service /var/lib/systemd/deb-systemd-helper-masked/r8169-tuned.service; do
         eq "purge: $gone gone" "" "$(inside_quiet sh -c "ls -d $gone 2>/dev/null" || true)"

@@ -155,11 +155,11 @@ static void test_candidates(void **state) {
         Nic n;
 
         /* An entry for a kernel range this machine is outside of, one of powersave, one for another chip. */
-        write_quirks("[l12-old-kernels]\nmatch-xid = 641/7cf\nmatch-kernel = 5.10..5.15\nprofiles = performance\nl1_2_aspm = 0\n"
+        write_quirks("[l12-old-kernels]\nconfidence = measured\nmatch-xid = 641/7cf\nmatch-kernel = 5.10..5.15\nprofiles = performance\nl1_2_aspm = 0\n"
                      "reason = r\nevidence = e\nreference = https://example.org/1\n"
-                     "[coalesce]\nmatch-xid = 641/7cf\nprofiles = powersave\ngro_flush_timeout = 20000\nnapi_defer_hard_irqs = 1\n"
+                     "[coalesce]\nconfidence = reported\nmatch-xid = 641/7cf\nprofiles = powersave\ngro_flush_timeout = 20000\nnapi_defer_hard_irqs = 1\n"
                      "reason = r\nreference = https://example.org/2\n"
-                     "[other-chip]\nmatch-xid = 541/7cf\nprofiles = performance\nclkpm = 0\n"
+                     "[other-chip]\nconfidence = measured\nmatch-xid = 541/7cf\nprofiles = performance\nclkpm = 0\n"
                      "reason = r\nevidence = e\nreference = https://example.org/3\n");
         snprintf(dir, sizeof(dir), "%s/q", tmpdir);
         assert_int_equal(quirk_db_load(&db, dirs, 1, &d), 0);
@@ -168,12 +168,13 @@ static void test_candidates(void **state) {
         rtl8125b(&n, r);
         assert_int_equal(experiment_candidates(&db, &n, &m, r, &l), 0);
 
-        /* The quirks for this chip come first, whatever their kernel range or profile... */
+        /* The quirks for this chip come first, whatever their kernel range or profile, and of them
+         * the suggestions (confidence reported) first, though the file has it second... */
         assert_true(l.n >= 2);
         assert_int_equal(l.v[0].origin, CANDIDATE_QUIRK);
-        assert_string_equal(l.v[0].quirk->id, "l12-old-kernels");
+        assert_string_equal(l.v[0].quirk->id, "coalesce");
         assert_int_equal(l.v[1].origin, CANDIDATE_QUIRK);
-        assert_string_equal(l.v[1].quirk->id, "coalesce");
+        assert_string_equal(l.v[1].quirk->id, "l12-old-kernels");
         /* ... not another chip's. */
         for (size_t i = 0; i < l.n; i++)
                 assert_true(!l.v[i].quirk || !streq(l.v[i].quirk->id, "other-chip"));
@@ -208,12 +209,12 @@ static void test_candidates(void **state) {
         assert_non_null(find(&l, "gro_flush_timeout=0,napi_defer_hard_irqs=0"));
         assert_null(find(&l, "gro_flush_timeout=0,napi_defer_hard_irqs=0")->skipped);
         /* The quirk's pair holds already: nothing left of it to measure. */
-        assert_string_equal(l.v[1].skipped, "already so");
+        assert_string_equal(l.v[0].skipped, "already so");
         candidate_list_done(&l);
 
         /* A correctness fix in force here (TSO off on a chip whose TSO corrupts): the generic row that
          * would turn TSO on again is not measured, and says which entry forbids it. */
-        write_quirks("[tso-broken]\nmatch-xid = 641/7cf\nprofiles = performance powersave\ntso = off\nsg = off\n"
+        write_quirks("[tso-broken]\nconfidence = measured\nmatch-xid = 641/7cf\nprofiles = performance powersave\ntso = off\nsg = off\n"
                      "reason = r\nreference = https://example.org/4\n");
         quirk_db_done(&db);
         assert_int_equal(quirk_db_load(&db, dirs, 1, &d), 0);

@@ -171,6 +171,7 @@ static void test_match_conditions(void **state) {
         } cases[] = {
                 { "match-interface", "enp*" },        { "match-slot", "0000:01:00.0" },
                 { "match-mac", "f4:93:9f:f0:a5:f5" }, { "match-chip", "RTL8168h*" },
+                { "match-link-l1", "on" },
                 { "match-xid", "541/7cf" },           { "match-pci-id", "10ec:8168" },
                 { "match-subsystem", "17aa:*" },      { "match-driver", "r8169" },
                 { "match-kernel", "6.1..6.2" },       { "match-dmi-sys-vendor", "LENOVO" },
@@ -179,7 +180,8 @@ static void test_match_conditions(void **state) {
         };
         Nic n = { .slot = "0000:01:00.0", .vendor = 0x10ec, .device = 0x8168, .subsys_vendor = 0x17aa,
                   .subsys_device = 0x3098, .driver = "r8169", .ifnames = { "enp1s0" }, .n_ifnames = 1,
-                  .perm_mac = "f4:93:9f:f0:a5:f5", .xid = 0x541, .xid2 = CHIP_XID2_INVALID };
+                  .perm_mac = "f4:93:9f:f0:a5:f5", .xid = 0x541, .xid2 = CHIP_XID2_INVALID,
+                  .link = { .pcie = true, .aspm_support = 3, .aspm_control = 2 } };
         Machine yes = { .dmi = { [DMI_SYS_VENDOR] = "LENOVO", [DMI_PRODUCT_NAME] = "10VGS02P00",
                                  [DMI_PRODUCT_FAMILY] = "ThinkCentre M720s", [DMI_BOARD_VENDOR] = "LENOVO",
                                  [DMI_BOARD_NAME] = "3136" },
@@ -198,6 +200,7 @@ static void test_match_conditions(void **state) {
         other.xid = 0x509;
         other.device = 0x8136;
         other.subsys_vendor = 0x1028;
+        other.link.aspm_control = 0; /* L1 off */
 
         assert_int_equal(match_key_count(), ELEMENTSOF(cases)); /* a new row needs its case here */
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -340,18 +343,18 @@ static void test_quirk_evidence(void **state) {
 
         write_file("q3/a.conf",
                    "[speed]\nmatch-xid = 541\nprofiles = performance\nclkpm = 0\nreason = r\nreference = https://x/1\n"
-                   "[safety]\nmatch-xid = 509\nprofiles = performance powersave\ntso = off\nreason = r\nreference = https://x/2\n"
+                   "[safety]\nmatch-xid = 509\nprofiles = performance powersave\ntso = off\nreason = r\nreference = https://x/2\nconfidence = reported\n"
                    "[against-only]\nmatch-xid = 2c8/7c8\nprofiles = powersave\nsg = off\nreason = r\n"
                    "counter-evidence = c\nreference = https://x/3\n"
                    "[measured]\nmatch-xid = 641\nprofiles = performance\nl1_2_aspm = 0\nreason = r\n"
                    "evidence = Someone, a board, 6.1:\n  255 -> 670 Mb/s\ncounter-evidence = one report\n  of the opposite\n"
-                   "reference = https://x/4\n");
+                   "reference = https://x/4\nconfidence = measured\n");
         snprintf(dir, sizeof(dir), "%s/q3", tmpdir);
         load_quirks(dir, &db, &d);
         diag_print(&d, stderr);
         assert_true(diag_has(&d, "a.conf:1: [speed] is a throughput fix (performance only) with no evidence"));
         assert_false(diag_has(&d, "[safety]"));
-        assert_true(diag_has(&d, "a.conf:13: [against-only] has counter-evidence but no evidence"));
+        assert_true(diag_has(&d, "a.conf:14: [against-only] has counter-evidence but no evidence"));
         assert_false(diag_has(&d, "[measured]"));
         assert_int_equal(db.n, 4);
         assert_string_equal(db.quirks[3].evidence, "Someone, a board, 6.1: 255 -> 670 Mb/s");
@@ -368,10 +371,10 @@ static void test_quirk_override_dir(void **state) {
         Diagnostics d = {};
         QuirkDb db;
 
-        write_file("ship/20-a.conf", "[a]\nxid = 541/7cf\nprofiles = performance\nclkpm = 0\nreason = r\nevidence = e\nreference = https://x/a\n");
-        write_file("ship/30-b.conf", "[b]\nxid = 509/7cf\nprofiles = performance\ntso = on\nreason = r\nevidence = e\nreference = https://x/b\n");
-        write_file("etc/20-a.conf", "[a-local]\nxid = 541/7cf\nprofiles = performance\nclkpm = 1\nreason = r\nevidence = e\nreference = https://x/c\n");
-        write_file("etc/10-c.conf", "[c]\nxid = 4c0/7cf\nprofiles = powersave\nsg = on\nreason = r\nreference = https://x/d\n");
+        write_file("ship/20-a.conf", "[a]\nxid = 541/7cf\nprofiles = performance\nclkpm = 0\nreason = r\nevidence = e\nreference = https://x/a\nconfidence = measured\n");
+        write_file("ship/30-b.conf", "[b]\nxid = 509/7cf\nprofiles = performance\ntso = on\nreason = r\nevidence = e\nreference = https://x/b\nconfidence = measured\n");
+        write_file("etc/20-a.conf", "[a-local]\nxid = 541/7cf\nprofiles = performance\nclkpm = 1\nreason = r\nevidence = e\nreference = https://x/c\nconfidence = measured\n");
+        write_file("etc/10-c.conf", "[c]\nxid = 4c0/7cf\nprofiles = powersave\nsg = on\nreason = r\nreference = https://x/d\nconfidence = reported\n");
         snprintf(shipped, sizeof(shipped), "%s/ship", tmpdir);
         snprintf(etc, sizeof(etc), "%s/etc", tmpdir);
         assert_int_equal(quirk_db_load(&db, dirs, 2, &d), 0);
@@ -482,7 +485,7 @@ static void test_plan(void **state) {
         cur[KNOB_TSO] = (KnobReading) { .status = KNOB_STATUS_NO_INTERFACE, .error = -ENODEV };
 
         /* performance, no config: clkpm 1 -> 0, both L1 substates off, deepest first */
-        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_PERFORMANCE, &m, false, false, 0, NULL }, &p);
+        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_PERFORMANCE, &m, false, false, 0, NULL, false }, &p);
         it = find_item(&p, KNOB_CLKPM);
         assert_int_equal(it->action, PLAN_CHANGE);
         assert_int_equal(it->desired, 0);
@@ -496,12 +499,12 @@ static void test_plan(void **state) {
         assert_null(find_item(&p, KNOB_SG)); /* unset is not zero: nobody asked */
 
         /* powersave: the performance-only quirk is out, the other stays */
-        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_POWERSAVE, &m, false, false, 0, NULL }, &p);
+        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_POWERSAVE, &m, false, false, 0, NULL, false }, &p);
         assert_null(find_item(&p, KNOB_CLKPM));
         assert_non_null(find_item(&p, KNOB_TSO));
 
         /* config beats the quirk and says which line and which quirk */
-        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m, false, false, 0, NULL }, &p);
+        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m, false, false, 0, NULL, false }, &p);
         it = find_item(&p, KNOB_CLKPM);
         assert_int_equal(it->action, PLAN_KEEP);
         assert_int_equal(it->desired, 1);
@@ -512,20 +515,20 @@ static void test_plan(void **state) {
 
         /* a config section that does not match changes nothing */
         dev.match.interface = "wl*";
-        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m, false, false, 0, NULL }, &p);
+        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m, false, false, 0, NULL, false }, &p);
         assert_int_equal(find_item(&p, KNOB_CLKPM)->why.kind, PROVENANCE_QUIRK);
 
         /* ignore = yes: nothing planned at all */
         dev.match.interface = "enp1s0";
         dev.ignore = true;
         dev.ignore_origin = (Origin) { "/etc/x.conf", 3 };
-        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m, false, false, 0, NULL }, &p);
+        plan_nic(&(PlanInput) { &nic, cur, &db, &cfg, PROFILE_PERFORMANCE, &m, false, false, 0, NULL, false }, &p);
         assert_true(p.ignored);
         assert_int_equal(p.n, 0);
 
         /* an unidentified NIC matches no quirk */
         nic.xid = CHIP_XID_INVALID;
-        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_PERFORMANCE, &m, false, false, 0, NULL }, &p);
+        plan_nic(&(PlanInput) { &nic, cur, &db, NULL, PROFILE_PERFORMANCE, &m, false, false, 0, NULL, false }, &p);
         assert_int_equal(p.n, 0);
 }
 

@@ -108,6 +108,21 @@ entry=$(journalctl -u r8169-tuned -o json --no-pager MESSAGE_ID=b926363d80b442b9
 eq "journal: l0s_aspm entry" "$slot1 $if1 RTL8168h/8111h 1 0" \
         "$(jq -r '"\(.PCI_SLOT) \(.INTERFACE) \(.CHIP) \(.OLD_VALUE) \(.NEW_VALUE)"' <<<"$entry")"
 
+step kernel-defaults
+# What r8169 does by itself, for the claimed chip (RTL8168h) on this release's own kernel: the
+# software coalescing r8169 turned on in 6.2 is not in Debian 12's 6.1, and is in Debian 13's
+# 6.12 (kernel-defaults.conf; the quirk database back-ports it to 6.1 for the 8168g and 8125).
+. /etc/os-release
+kd=$(r8169-tuned --json kernel-defaults $slot1)
+say "kernel-defaults: kernel $(jq -r .kernel <<<"$kd") ($(jq -r '.nics[0].defaults | length' <<<"$kd") rows)"
+case ${VERSION_ID%%.*} in
+12) want_gro=0 ;;
+*) want_gro=20000 ;;
+esac
+eq "kernel-defaults: gro_flush_timeout on this kernel" "$want_gro" \
+        "$(jq -r '.nics[0].defaults[] | select(.knob == "gro_flush_timeout") | .value' <<<"$kd")"
+eq "kernel-defaults: the running kernel's release" "$(uname -r | cut -d. -f1,2)" "$(jq -r .kernel <<<"$kd" | cut -d. -f1,2)"
+
 step security
 sec=$(systemd-analyze security --no-pager r8169-tuned 2>&1 | tail -1)
 say "systemd-analyze security: $sec"
