@@ -1040,8 +1040,9 @@ static int diagnose_gather(Diagnose *d, const Options *o, const bool *selected) 
         read_problems(o, &d->problems);
         {
                 _cleanup_(diag_done) Diagnostics kdp = {};
-                char path[PATH_MAX];
-                int r = kernel_defaults_load(&d->kd, kernel_defaults_path(o->quirks, path, sizeof(path)), &kdp);
+                char buf[PATH_MAX];
+                const char *path = kernel_defaults_path(o->quirks, buf, sizeof(buf));
+                int r = kernel_defaults_load(&d->kd, path, &kdp);
                 if (r < 0 || kdp.n > 0)
                         not_read(&d->unread, r < 0 ? r : 0, r < 0 ? "cannot read it" : "has problems (check-config)", "%s", path);
         }

@@ -222,12 +222,13 @@ int cmd_kernel_defaults(const Options *o) {
         _cleanup_(diag_done) Diagnostics d = {};
         _cleanup_free_ bool *selected = NULL;
         JsonWriter w = json_writer(stdout);
-        char path[PATH_MAX], kernel[24];
+        char buf[PATH_MAX], kernel[24];
+        const char *path = kernel_defaults_path(o->quirks, buf, sizeof(buf));
         size_t shown = 0;
         Context c;
         int r, ret = 1;
 
-        r = kernel_defaults_load(&kd, kernel_defaults_path(o->quirks, path, sizeof(path)), &d);
+        r = kernel_defaults_load(&kd, path, &d);
         if (r < 0)
                 return log_error_errno(r, "Cannot read %s: %m", path), 1;
         if (d.n > 0) {

@@ -215,9 +215,11 @@ static void test_candidates(void **state) {
         /* A correctness fix in force here (TSO off on a chip whose TSO corrupts): the generic row that
          * would turn TSO on again is not measured, and says which entry forbids it. */
         write_quirks("[tso-broken]\nconfidence = measured\nmatch-xid = 641/7cf\nprofiles = performance powersave\ntso = off\nsg = off\n"
-                     "reason = r\nreference = https://example.org/4\n");
+                     "reason = r\nevidence = e\nreference = https://example.org/4\n");
         quirk_db_done(&db);
         assert_int_equal(quirk_db_load(&db, dirs, 1, &d), 0);
+        diag_print(&d, stderr);
+        assert_int_equal(d.n, 0);
         assert_int_equal(experiment_candidates(&db, &n, &m, r, &l), 0);
         c = find(&l, "sg=on,tso=on");
         assert_non_null(c);
