@@ -46,6 +46,8 @@ typedef struct Manager {
         NetlinkMonitor *ethmon;
         sd_bus *bus;
         sd_bus_slot *sleep_slot;
+        sd_bus_slot *login1_owner_slot;
+        char *login1_owner;     /* logind's unique name (NameOwnerChanged): only its PrepareForSleep counts */
         bool bus_api;           /* the D-Bus API is on the bus (manager-bus.c) */
         PpdName ppd[2];         /* power-profiles-daemon's new and old names */
         Holder *holders;        /* NICs let go of while their caller (an experiment) is on the bus */

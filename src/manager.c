@@ -378,16 +378,62 @@ static int on_ethtool_io(sd_event_source *s, int fd, uint32_t revents, void *use
         return 0;
 }
 
+/*
+ * Resume, as logind says it. A match rule alone lets anyone unicast the same signal to us (the
+ * bus applies match rules to broadcasts only, and sd-bus cannot compare a well-known sender on
+ * dbus-daemon): only the current owner of org.freedesktop.login1 is believed.
+ */
 static int on_prepare_for_sleep(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
         Manager *m = userdata;
+        const char *sender = sd_bus_message_get_sender(msg);
         int sleeping = 0;
 
+        if (!sender || !m->login1_owner || !streq(sender, m->login1_owner)) {
+                log_debug("PrepareForSleep from %s, not from logind (%s): ignored.", sender ?: "nobody",
+                          m->login1_owner ?: "not on the bus");
+                return 0;
+        }
         if (sd_bus_message_read(msg, "b", &sleeping) < 0 || sleeping)
                 return 0;
         log_info("Resumed from suspend; re-applying.");
         manager_update_profile(m);
         m->everything = true;
         manager_schedule(m);
+        return 0;
+}
+
+static void login1_owner_set(Manager *m, const char *owner) {
+        free(m->login1_owner);
+        m->login1_owner = owner && *owner ? strdup(owner) : NULL;
+}
+
+/* logind's name changes hands (a restart): NameOwnerChanged, from the bus itself only. */
+static int on_login1_owner(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
+        const char *sender = sd_bus_message_get_sender(msg), *name, *old_owner, *new_owner;
+        Manager *m = userdata;
+
+        if (!sender || !streq(sender, "org.freedesktop.DBus") ||
+            sd_bus_message_read(msg, "sss", &name, &old_owner, &new_owner) < 0 || !streq(name, "org.freedesktop.login1"))
+                return 0;
+        login1_owner_set(m, new_owner);
+        return 0;
+}
+
+/* Who owns logind's name now (none yet is fine: NameOwnerChanged says when it comes). */
+static int login1_watch(Manager *m) {
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        const char *owner = NULL;
+        int r;
+
+        r = sd_bus_add_match(m->bus, &m->login1_owner_slot,
+                             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                             "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='org.freedesktop.login1'",
+                             on_login1_owner, m);
+        if (r < 0)
+                return r;
+        if (sd_bus_get_name_creds(m->bus, "org.freedesktop.login1", SD_BUS_CREDS_UNIQUE_NAME, &creds) >= 0 &&
+            sd_bus_creds_get_unique_name(creds, &owner) >= 0)
+                login1_owner_set(m, owner);
         return 0;
 }
 
@@ -450,6 +496,8 @@ static void manager_free(Manager *m) {
         sd_event_source_unref(m->rtnl_source);
         sd_device_monitor_unref(m->monitor);
         sd_bus_slot_unref(m->sleep_slot);
+        sd_bus_slot_unref(m->login1_owner_slot);
+        free(m->login1_owner);
         sd_bus_flush_close_unref(m->bus);
         manager_bus_done(m);
         netlink_monitor_free(m->rtnl);
@@ -523,10 +571,13 @@ static int manager_watch(Manager *m) {
                 r = sd_bus_match_signal(m->bus, &m->sleep_slot, "org.freedesktop.login1", "/org/freedesktop/login1",
                                         "org.freedesktop.login1.Manager", "PrepareForSleep", on_prepare_for_sleep, m);
         if (r >= 0)
+                r = login1_watch(m);
+        if (r >= 0)
                 r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0) {
                 log_info_errno(r, "No system bus (%m): resume from suspend is noticed on link up only, no D-Bus API.");
                 m->sleep_slot = sd_bus_slot_unref(m->sleep_slot);
+                m->login1_owner_slot = sd_bus_slot_unref(m->login1_owner_slot);
                 m->bus = sd_bus_flush_close_unref(m->bus);
         } else {
                 (void) manager_bus_start(m);

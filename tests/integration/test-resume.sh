@@ -85,12 +85,27 @@ kill -CONT "$DPID"
 wait_for 10 tuned && ok || fail "frozen through the suspend: not re-applied"
 eq "frozen through the suspend: resume logged" 2 "$(resumed_logged)"
 
-########## 2. Only logind's resume counts: the same signal from a connection without the name
+########## 2. Only logind's resume counts: the same signal from a connection without the name,
+# broadcast, and unicast to the daemon's own name (which no match rule filters: security review
+# S1), as root from another connection and as nobody.
 echo 0 >"$gro"
 busctl emit /org/freedesktop/login1 org.freedesktop.login1.Manager PrepareForSleep b false
 sleep 1
 eq "spoofed PrepareForSleep(false): ignored" 0 "$(cat "$gro")"
 eq "spoofed: no resume logged" 2 "$(resumed_logged)"
+daemon_name=$(busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus GetNameOwner s io.github.r8169_tuned1 |
+        awk '{print $2}' | tr -d '"')
+[[ $daemon_name == :* ]] && ok || fail "the daemon's unique name: '$daemon_name'"
+busctl emit --destination="$daemon_name" /org/freedesktop/login1 org.freedesktop.login1.Manager PrepareForSleep b false
+if command -v setpriv >/dev/null; then
+        for _ in $(seq 50); do
+                setpriv --reuid=nobody --regid=nogroup --clear-groups busctl emit --destination="$daemon_name" \
+                        /org/freedesktop/login1 org.freedesktop.login1.Manager PrepareForSleep b false
+        done
+fi
+sleep 1
+eq "unicast spoofs (root elsewhere, 50 as nobody): ignored" 0 "$(cat "$gro")"
+eq "unicast spoofs: no resume logged" 2 "$(resumed_logged)"
 echo 20000 >"$gro"
 
 ########## 3. logind restarts: a new owner of the name, and the next resume is seen
