@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,10 +80,13 @@ const char *closest_word(const char *word, const char *const *candidates, size_t
 /* CLOCK_MONOTONIC in microseconds. */
 uint64_t now_monotonic_usec(void);
 /*
- * Writes path whole or not at all: writer fills PATH.tmp (replacing a left-over), which is
- * synced and renamed over path. 0 or -errno; the temporary file is gone either way.
+ * Writes path whole or not at all, with this mode whatever the umask: writer fills a new
+ * temporary PATH.XXXXXX (created O_EXCL, so a link planted there is never followed), which is
+ * synced and renamed over path. Refused: a directory another user may write (unless sticky),
+ * -EPERM; a final path that is a symlink (-ELOOP) or another user's file (-EPERM). 0 or -errno;
+ * the temporary file is gone either way.
  */
-int write_file_atomic(const char *path, void (*writer)(FILE *f, const void *userdata), const void *userdata);
+int write_file_atomic(const char *path, mode_t mode, void (*writer)(FILE *f, const void *userdata), const void *userdata);
 /* The index of s in a string table (NULL entries skipped), -EINVAL if it is none of them. */
 int string_table_lookup(const char *const *table, size_t n, const char *s);
 /* Escapes a string for a JSON document into a FILE. */

@@ -715,7 +715,7 @@ static void numbers_line(const Experiment *e, const Trial *t, FILE *f, const cha
 
 /* Written whole or not at all, said either way. */
 static int write_output(const char *path, void (*writer)(FILE *f, const void *userdata), const Experiment *e) {
-        int r = write_file_atomic(path, writer, e);
+        int r = write_file_atomic(path, 0644, writer, e);
         if (r < 0)
                 return log_error_errno(r, "Cannot write %s: %m", path);
         return 0;

@@ -201,7 +201,7 @@ static int profile_persist(const Options *o, const char *name) {
                 return log_oom();
         if (mkdir(dir, 0755) < 0 && errno != EEXIST)
                 return log_error_errno(errno, "Cannot make %s: %m", dir);
-        r = write_file_atomic(path, profile_dropin, name);
+        r = write_file_atomic(path, 0644, profile_dropin, name);
         if (r < 0)
                 return log_error_errno(r, "Cannot write %s: %m", path);
         log_info("Written to %s.", path);

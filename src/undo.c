@@ -523,7 +523,7 @@ int undo_board_guard_record(const char *lib_dir, const char *slot, uint16_t xid,
                 return r;
         if (mkdir(lib_dir, 0755) < 0 && errno != EEXIST)
                 return -errno;
-        return write_file_atomic(path, board_guard_write, g);
+        return write_file_atomic(path, 0600, board_guard_write, g);
 }
 
 int undo_board_guard_forget(const char *lib_dir, const char *slot, uint16_t xid) {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <ctype.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -232,16 +233,63 @@ int pci_slot_normalize(const char *s, char buf[13]) {
         return pci_slot_valid(buf) ? 0 : -EINVAL;
 }
 
-int write_file_atomic(const char *path, void (*writer)(FILE *f, const void *userdata), const void *userdata) {
-        _cleanup_free_ char *tmp = NULL;
-        FILE *f;
-        int r = 0;
+/* Root, us, or the user who ran us through sudo (a report into their own home directory). */
+static bool uid_trusted(uid_t uid) {
+        const char *sudo = getenv("SUDO_UID");
+        uint64_t u;
 
-        if (asprintf(&tmp, "%s.tmp", path) < 0)
+        return uid == 0 || uid == geteuid() || (sudo && parse_u64(sudo, &u) >= 0 && u == uid);
+}
+
+/*
+ * Whether root may write a file into dir without another user choosing what it lands on: the
+ * directory is root's (or ours) and nobody else can write it, or it is sticky (as /tmp), where
+ * others can neither rename nor remove what is not theirs.
+ */
+static int directory_trusted(const char *path) {
+        _cleanup_free_ char *copy = strdup(path);
+        struct stat st;
+        char *slash;
+
+        if (!copy)
                 return -ENOMEM;
-        f = fopen(tmp, "we");
-        if (!f)
+        slash = strrchr(copy, '/');
+        if (slash == copy)
+                slash[1] = '\0';
+        else if (slash)
+                *slash = '\0';
+        if (stat(slash ? copy : ".", &st) < 0)
                 return -errno;
+        if (!uid_trusted(st.st_uid) || ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)))
+                return -EPERM;
+        return 0;
+}
+
+int write_file_atomic(const char *path, mode_t mode, void (*writer)(FILE *f, const void *userdata), const void *userdata) {
+        _cleanup_free_ char *tmp = NULL;
+        struct stat st;
+        FILE *f;
+        int fd, r;
+
+        r = directory_trusted(path);
+        if (r < 0)
+                return r;
+        /* What stands at the final path is replaced, never followed, and must be ours to replace. */
+        if (lstat(path, &st) >= 0 && (S_ISLNK(st.st_mode) || !uid_trusted(st.st_uid)))
+                return S_ISLNK(st.st_mode) ? -ELOOP : -EPERM;
+        if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+                return -ENOMEM;
+        /* A new file under a name nobody can guess (O_CREAT|O_EXCL: never a planted link), the mode
+         * said here rather than left to the caller's umask. */
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (fchmod(fd, mode) < 0 || !(f = fdopen(fd, "w"))) {
+                r = -errno;
+                (void) close(fd);
+                (void) unlink(tmp);
+                return r;
+        }
         writer(f, userdata);
         if (fflush(f) != 0 || fsync(fileno(f)) < 0)
                 r = -errno;

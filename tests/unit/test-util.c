@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -100,11 +101,87 @@ static void test_link_basename(void **state) {
         rmdir(dir);
 }
 
+static void write_hello(FILE *f, const void *userdata) { fputs(userdata, f); }
+
+static char *slurp(const char *path) {
+        static char buf[64];
+        FILE *f = fopen(path, "re");
+        size_t n;
+
+        if (!f)
+                return NULL;
+        n = fread(buf, 1, sizeof(buf) - 1, f);
+        buf[n] = '\0';
+        fclose(f);
+        return buf;
+}
+
+/*
+ * The one writer for what r8169-tuned writes (security review S2, S7): a link planted at the old
+ * predictable temporary name, or at the final name, is never followed; a hard link there is
+ * replaced, not written through; the mode is the one asked, whatever the umask; a directory others
+ * may write (not sticky) is refused; nothing is left behind.
+ */
+static void test_write_file_atomic(void **state) {
+        char dir[] = "/tmp/r8t-write.XXXXXX", path[64], tmp[128], victim[64], open_dir[64];
+        struct stat st;
+        mode_t old;
+
+        assert_non_null(mkdtemp(dir));
+        snprintf(path, sizeof(path), "%s/out.conf", dir);
+        snprintf(tmp, sizeof(tmp), "%s/out.conf.tmp", dir);
+        snprintf(victim, sizeof(victim), "%s/victim", dir);
+        assert_int_equal(write_file_atomic(victim, 0600, write_hello, "secret\n"), 0);
+
+        /* The old writer's temporary name, a link to a file it must not touch. */
+        assert_int_equal(symlink(victim, tmp), 0);
+        old = umask(0);
+        assert_int_equal(write_file_atomic(path, 0644, write_hello, "one\n"), 0);
+        umask(old);
+        assert_string_equal(slurp(victim), "secret\n");
+        assert_string_equal(slurp(path), "one\n");
+        assert_int_equal(lstat(path, &st), 0);
+        assert_true(S_ISREG(st.st_mode));
+        assert_int_equal(st.st_mode & 07777, 0644); /* not 0666 under umask 000 */
+        unlink(tmp);
+
+        /* A symlink at the final path: refused, its target untouched. */
+        unlink(path);
+        assert_int_equal(symlink(victim, path), 0);
+        assert_int_equal(write_file_atomic(path, 0644, write_hello, "two\n"), -ELOOP);
+        assert_string_equal(slurp(victim), "secret\n");
+        unlink(path);
+
+        /* A hard link at the final path: the name gets a new file, the other inode keeps its text. */
+        assert_int_equal(link(victim, path), 0);
+        assert_int_equal(write_file_atomic(path, 0644, write_hello, "three\n"), 0);
+        assert_string_equal(slurp(victim), "secret\n");
+        assert_string_equal(slurp(path), "three\n");
+
+        /* A directory anyone may write, not sticky: refused; sticky (as /tmp): written. */
+        snprintf(open_dir, sizeof(open_dir), "%s/open", dir);
+        assert_int_equal(mkdir(open_dir, 0777), 0);
+        assert_int_equal(chmod(open_dir, 0777), 0);
+        snprintf(tmp, sizeof(tmp), "%s/x.conf", open_dir);
+        assert_int_equal(write_file_atomic(tmp, 0644, write_hello, "x\n"), -EPERM);
+        assert_int_equal(access(tmp, F_OK), -1);
+        assert_int_equal(chmod(open_dir, 01777), 0);
+        assert_int_equal(write_file_atomic(tmp, 0644, write_hello, "x\n"), 0);
+        unlink(tmp);
+        rmdir(open_dir);
+
+        /* Nothing else left in the directory: no temporary. */
+        unlink(path);
+        unlink(victim);
+        assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_parse_u64), cmocka_unit_test(test_bool),
                 cmocka_unit_test(test_names),     cmocka_unit_test(test_json),
                 cmocka_unit_test(test_log_levels), cmocka_unit_test(test_link_basename),
+                cmocka_unit_test(test_write_file_atomic),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
