@@ -86,6 +86,8 @@ unsigned undo_remove_leftovers(const char *state_dir);
  */
 int undo_lock_service(const char *state_dir);
 int undo_service_running(const char *state_dir);
+/* Whether process pid holds the service's lock (from its /proc/PID/fdinfo): 1, 0, or -errno. */
+int undo_pid_holds_service_lock(const char *state_dir, pid_t pid);
 /*
  * The tx-timeout guard of a NIC, recorded for this boot (the state directory is
  * on tmpfs): <state_dir>/<slot>.txguard. Kept even when the driver is reloaded

@@ -80,13 +80,23 @@ const char *closest_word(const char *word, const char *const *candidates, size_t
 /* CLOCK_MONOTONIC in microseconds. */
 uint64_t now_monotonic_usec(void);
 /*
+ * Whether write_file_atomic(path) would be let write: its directory exists, is writable and no
+ * other user may write it (unless sticky, as /tmp), and what stands at path is not a symlink
+ * (-ELOOP), a directory (-EISDIR) or another user's file (-EPERM). For a command to refuse an
+ * output path before it does anything. 0 or -errno.
+ */
+int write_file_check(const char *path);
+/*
  * Writes path whole or not at all, with this mode whatever the umask: writer fills a new
  * temporary PATH.XXXXXX (created O_EXCL, so a link planted there is never followed), which is
- * synced and renamed over path. Refused: a directory another user may write (unless sticky),
- * -EPERM; a final path that is a symlink (-ELOOP) or another user's file (-EPERM). 0 or -errno;
- * the temporary file is gone either way.
+ * synced and renamed over path, and the directory synced (neither on tmpfs, where the rename is
+ * all there is). Refused as write_file_check() says. 0 or -errno; the temporary file is gone either way.
  */
 int write_file_atomic(const char *path, mode_t mode, void (*writer)(FILE *f, const void *userdata), const void *userdata);
+/* Why write_file_check() or write_file_atomic() refused (their -errno), in words. */
+const char *write_file_refusal(int r);
+/* s with control characters escaped (\n, \t, \xNN), cut to fit buf: text from elsewhere, safe for a terminal or the journal. */
+const char *printable(const char *s, char *buf, size_t size);
 /* The index of s in a string table (NULL entries skipped), -EINVAL if it is none of them. */
 int string_table_lookup(const char *const *table, size_t n, const char *s);
 /* Escapes a string for a JSON document into a FILE. */

@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "log.h"
+#include "undo.h"
 
 /*
  * What the unit's ExecReload= runs (systemd sets $MAINPID): the service reads its files again
@@ -19,6 +20,7 @@ int cmd_reload(const Options *o) {
         Config config;
         QuirkDb quirks;
         uint64_t pid;
+        int r;
 
         if (!env) {
                 /* By hand: through the service's API, which answers with the problems. */
@@ -30,6 +32,14 @@ int cmd_reload(const Options *o) {
         }
         if (parse_u64(env, &pid) < 0 || pid <= 1 || pid > INT32_MAX)
                 return log_error("MAINPID=%s is not a process.", env), 1;
+        /* Only the service is signalled: run from another unit's hook, $MAINPID names that unit's process. */
+        r = undo_pid_holds_service_lock(o->state_dir, (pid_t) pid);
+        if (r < 0)
+                return log_error_errno(r, "MAINPID=%s: cannot tell whether it is the r8169-tuned service (%m); nothing is "
+                                       "signalled.", env), 1;
+        if (r == 0)
+                return log_error("MAINPID=%s is not the r8169-tuned service: it does not hold %s/daemon.lock. Nothing is "
+                                 "signalled.", env, o->state_dir), 1;
         context_read_policy_quiet(o, &config, &quirks, &d); /* as the service will: the same files left out */
         config_done(&config);
         quirk_db_done(&quirks);

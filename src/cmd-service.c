@@ -203,7 +203,7 @@ static int profile_persist(const Options *o, const char *name) {
                 return log_error_errno(errno, "Cannot make %s: %m", dir);
         r = write_file_atomic(path, 0644, profile_dropin, name);
         if (r < 0)
-                return log_error_errno(r, "Cannot write %s: %m", path);
+                return log_error_errno(r, "Cannot write %s: %s.", path, write_file_refusal(r));
         log_info("Written to %s.", path);
         return 0;
 }

@@ -359,6 +359,7 @@ static int effective_caps(uint64_t *ret) {
 int context_check_privileges(const Options *o, const char *command) {
         bool live = streq(o->sysfs, "/sys") || streq(o->sysfs, "/sys/");
         uint64_t caps = 0;
+        struct stat st;
 
         if (effective_caps(&caps) < 0)
                 return 0; /* cannot tell: let the kernel say */
@@ -375,5 +376,12 @@ int context_check_privileges(const Options *o, const char *command) {
         if (access(o->state_dir, W_OK) < 0)
                 return log_error_errno(errno, "%s keeps the original values in %s, which is not writable: %m.", command,
                                        o->state_dir);
+        /* What is there is what restore writes back as root: nobody else may put or change a file in it. */
+        if (stat(o->state_dir, &st) < 0)
+                return log_error_errno(errno, "%s: %m.", o->state_dir);
+        if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022))
+                return log_error_errno(EPERM, "%s keeps the original values in %s, which another user can write "
+                                       "(owner uid %u, mode %04o): refused. Use a directory only root can write.", command,
+                                       o->state_dir, (unsigned) st.st_uid, (unsigned) (st.st_mode & 07777));
         return 0;
 }

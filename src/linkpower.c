@@ -80,32 +80,23 @@ static int record_path(const char *state_dir, const char *slot, const char *suff
         return n < 0 || (size_t) n >= size ? -ENAMETOOLONG : 0;
 }
 
-int link_power_record_save(const char *state_dir, const char *slot, const LinkPowerRecord *rec) {
-        char path[4096], tmp[4096];
-        _cleanup_fclose_ FILE *f = NULL;
-        int r;
+static void record_write(FILE *f, const void *userdata) {
+        const LinkPowerRecord *rec = userdata;
 
-        if ((r = record_path(state_dir, slot, "", path, sizeof(path))) < 0 ||
-            (r = record_path(state_dir, slot, ".tmp", tmp, sizeof(tmp))) < 0)
-                return r;
-        f = fopen(tmp, "we");
-        if (!f)
-                return -errno;
         fprintf(f, "state %s\ntransitions %u\nidle_usec %" PRIu64 "\nbusy_usec %" PRIu64 "\n", rec->state, rec->transitions,
                 rec->idle_usec, rec->busy_usec);
         if (rec->reason[0])
                 fprintf(f, "reason %s\n", rec->reason);
-        if (fflush(f) != 0 || ferror(f)) {
-                r = -errno ?: -EIO;
-                (void) unlink(tmp);
+}
+
+int link_power_record_save(const char *state_dir, const char *slot, const LinkPowerRecord *rec) {
+        char path[4096];
+        int r;
+
+        r = record_path(state_dir, slot, "", path, sizeof(path));
+        if (r < 0)
                 return r;
-        }
-        if (rename(tmp, path) < 0) {
-                r = -errno;
-                (void) unlink(tmp);
-                return r;
-        }
-        return 0;
+        return write_file_atomic(path, 0644, record_write, rec);
 }
 
 int link_power_record_load(const char *state_dir, const char *slot, LinkPowerRecord *ret) {

@@ -7,6 +7,7 @@
 #include <linux/magic.h>
 #include <sys/file.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -294,12 +295,19 @@ static int journal_text(const UndoJournal *j, char **ret, size_t *ret_len) {
         return fclose(f) == 0 ? 0 : -ENOMEM;
 }
 
+typedef struct Text {
+        const char *text;
+        size_t len;
+} Text;
+
+static void text_write(FILE *f, const void *userdata) {
+        const Text *t = userdata;
+        (void) fwrite(t->text, 1, t->len, f);
+}
+
 int undo_save(UndoJournal *j) {
-        _cleanup_free_ char *tmp = NULL, *text = NULL;
-        _cleanup_close_ int fd = -1;
-        struct statfs sf;
-        size_t len = 0, done = 0;
-        bool durable;
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
         int r;
 
         if (j->truncated)
@@ -312,39 +320,8 @@ int undo_save(UndoJournal *j) {
         r = journal_text(j, &text, &len);
         if (r < 0)
                 return r;
-        /* One name per slot: only the holder of the slot's lock writes it (a crash leaves it to be overwritten). */
-        if (asprintf(&tmp, "%s" UNDO_TMP_SUFFIX, j->path) < 0)
-                return -ENOMEM;
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
-        if (fd < 0)
-                return -errno;
-        /*
-         * On tmpfs (/run, the default) the rename is all there is to make it whole: fsync of
-         * the file and its directory has nothing to flush, and costs an open per save.
-         */
-        durable = fstatfs(fd, &sf) < 0 || (sf.f_type != TMPFS_MAGIC && sf.f_type != RAMFS_MAGIC);
-        while (done < len) {
-                ssize_t k = write(fd, text + done, len - done);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k <= 0) {
-                        r = k < 0 ? -errno : -EIO;
-                        goto fail;
-                }
-                done += (size_t) k;
-        }
-        if (durable && fsync(fd) < 0) {
-                r = -errno;
-                goto fail;
-        }
-        if (rename(tmp, j->path) < 0) {
-                r = -errno;
-                goto fail;
-        }
-        return durable ? fsync_dir_of(j->path) : 0;
-fail:
-        unlink(tmp);
-        return r;
+        /* 0600: the journal says what restore writes back, nobody else's to read or change. */
+        return write_file_atomic(j->path, 0600, text_write, &(Text) { text, len });
 }
 
 static int lock_open(const char *state_dir, const char *name) {
@@ -364,8 +341,8 @@ static int lock_open(const char *state_dir, const char *name) {
 }
 
 /*
- * What a daemon and writers that are gone left: "<slot>.tmp" (undo_save), "<slot>.XXXXXX" (the
- * mkostemp names of earlier versions) and link power records (linkpower.c: the daemon that
+ * What a daemon and writers that are gone left: "<slot>.XXXXXX" (write_file_atomic's temporary
+ * journal), "<slot>.tmp" (earlier versions), "<slot>.linkpower.XXXXXX" and link power records (linkpower.c: the daemon that
  * sampled is gone). Once, when the daemon starts: under a NIC's lock a leftover is simply
  * overwritten, so the hot path never lists the directory or looks for them one by one.
  */
@@ -388,6 +365,7 @@ unsigned undo_remove_leftovers(const char *state_dir) {
                 if (!streq(de->d_name + PCI_SLOT_LEN - 1, UNDO_TMP_SUFFIX) &&
                     !streq(de->d_name + PCI_SLOT_LEN - 1, ".linkpower") &&
                     !streq(de->d_name + PCI_SLOT_LEN - 1, ".linkpower.tmp") &&
+                    !(n == PCI_SLOT_LEN - 1 + 17 && !strncmp(de->d_name + PCI_SLOT_LEN - 1, ".linkpower.", 11)) &&
                     !(n == PCI_SLOT_LEN - 1 + 7 && !streq(de->d_name + PCI_SLOT_LEN, "lock")))
                         continue;
                 /* Only with the slot's lock: a command may be writing it this very moment. */
@@ -458,6 +436,52 @@ int undo_service_running(const char *state_dir) {
 }
 
 
+int undo_pid_holds_service_lock(const char *state_dir, pid_t pid) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_closedir_ DIR *d = NULL;
+        char dir[64];
+        struct stat st;
+
+        if (asprintf(&path, "%s/daemon.lock", state_dir) < 0)
+                return -ENOMEM;
+        if (lstat(path, &st) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        /*
+         * The process's own descriptors (/proc/PID/fdinfo, seen under the unit's ProcSubset=pid,
+         * where /proc/locks is not): "lock:\t1: FLOCK  ADVISORY  WRITE 2412 fd:01:1049211 0 EOF".
+         */
+        snprintf(dir, sizeof(dir), "/proc/%d/fdinfo", (int) pid);
+        d = opendir(dir);
+        if (!d)
+                return errno == ENOENT ? 0 : -errno;
+        for (struct dirent *de; (de = readdir(d));) {
+                _cleanup_fclose_ FILE *f = NULL;
+                char line[256];
+                int fd;
+
+                if (de->d_name[0] == '.' || (fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC)) < 0)
+                        continue;
+                f = fdopen(fd, "re");
+                if (!f) {
+                        close(fd);
+                        continue;
+                }
+                while (fgets(line, sizeof(line), f)) {
+                        unsigned maj, min;
+                        unsigned long long ino;
+                        char type[16], mode[16];
+
+                        if (strncmp(line, "lock:", 5) != 0 ||
+                            sscanf(line + 5, "%*[^:]: %15s %*s %15s %*d %x:%x:%llu", type, mode, &maj, &min, &ino) != 5)
+                                continue;
+                        if (streq(type, "FLOCK") && streq(mode, "WRITE") && maj == major(st.st_dev) &&
+                            min == minor(st.st_dev) && ino == (unsigned long long) st.st_ino)
+                                return 1;
+                }
+        }
+        return 0;
+}
+
 static int guard_path(const char *state_dir, const char *slot, char **ret) {
         if (!pci_slot_valid(slot))
                 return -EINVAL;
@@ -470,22 +494,20 @@ bool undo_tx_guard_recorded(const char *state_dir, const char *slot) {
         return guard_path(state_dir, slot, &path) >= 0 && access(path, F_OK) >= 0;
 }
 
+static void tx_guard_write(FILE *f, const void *userdata) {
+        fprintf(f, "tx_timeouts %" PRIu64 "\n", *(const uint64_t *) userdata);
+}
+
 int undo_tx_guard_record(const char *state_dir, const char *slot, uint64_t timeouts) {
         _cleanup_free_ char *path = NULL;
-        _cleanup_close_ int fd = -1;
-        char text[64];
-        int r, n;
+        int r;
 
         r = guard_path(state_dir, slot, &path);
         if (r < 0)
                 return r;
         if (mkdir(state_dir, 0755) < 0 && errno != EEXIST)
                 return -errno;
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
-        if (fd < 0)
-                return -errno;
-        n = snprintf(text, sizeof(text), "tx_timeouts %" PRIu64 "\n", timeouts);
-        return write(fd, text, (size_t) n) == n ? 0 : -EIO;
+        return write_file_atomic(path, 0644, tx_guard_write, &timeouts);
 }
 
 static int board_guard_path(const char *lib_dir, const char *slot, uint16_t xid, char **ret) {

@@ -2,7 +2,10 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <linux/magic.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -241,42 +244,73 @@ static bool uid_trusted(uid_t uid) {
         return uid == 0 || uid == geteuid() || (sudo && parse_u64(sudo, &u) >= 0 && u == uid);
 }
 
+/* The directory a path's file lands in, into buf: "." for a bare name, "/" for one at the root. */
+static int parent_of(const char *path, char *buf, size_t size) {
+        const char *slash = strrchr(path, '/');
+        size_t n = slash ? (slash == path ? 1 : (size_t) (slash - path)) : 0;
+
+        if (!slash)
+                return strscpy(buf, size, ".");
+        if (n >= size)
+                return -ENAMETOOLONG;
+        memcpy(buf, path, n);
+        buf[n] = 0;
+        return 0;
+}
+
 /*
  * Whether root may write a file into dir without another user choosing what it lands on: the
  * directory is root's (or ours) and nobody else can write it, or it is sticky (as /tmp), where
  * others can neither rename nor remove what is not theirs.
  */
-static int directory_trusted(const char *path) {
-        _cleanup_free_ char *copy = strdup(path);
+static int directory_trusted(const char *dir) {
         struct stat st;
-        char *slash;
 
-        if (!copy)
-                return -ENOMEM;
-        slash = strrchr(copy, '/');
-        if (slash == copy)
-                slash[1] = '\0';
-        else if (slash)
-                *slash = '\0';
-        if (stat(slash ? copy : ".", &st) < 0)
+        if (stat(dir, &st) < 0)
                 return -errno;
+        if (!S_ISDIR(st.st_mode))
+                return -ENOTDIR;
         if (!uid_trusted(st.st_uid) || ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)))
                 return -EPERM;
         return 0;
 }
 
+int write_file_check(const char *path) {
+        char dir[PATH_MAX];
+        struct stat st;
+        int r;
+
+        r = parent_of(path, dir, sizeof(dir));
+        if (r < 0)
+                return r;
+        r = directory_trusted(dir);
+        if (r < 0)
+                return r;
+        if (access(dir, W_OK) < 0)
+                return -errno;
+        /* What stands at the final path is replaced, never followed, and must be ours to replace. */
+        if (lstat(path, &st) >= 0) {
+                if (S_ISLNK(st.st_mode))
+                        return -ELOOP;
+                if (S_ISDIR(st.st_mode))
+                        return -EISDIR;
+                if (!uid_trusted(st.st_uid))
+                        return -EPERM;
+        }
+        return 0;
+}
+
 int write_file_atomic(const char *path, mode_t mode, void (*writer)(FILE *f, const void *userdata), const void *userdata) {
         _cleanup_free_ char *tmp = NULL;
-        struct stat st;
+        char dir[PATH_MAX];
+        struct statfs sf;
+        bool durable;
         FILE *f;
         int fd, r;
 
-        r = directory_trusted(path);
+        r = write_file_check(path);
         if (r < 0)
                 return r;
-        /* What stands at the final path is replaced, never followed, and must be ours to replace. */
-        if (lstat(path, &st) >= 0 && (S_ISLNK(st.st_mode) || !uid_trusted(st.st_uid)))
-                return S_ISLNK(st.st_mode) ? -ELOOP : -EPERM;
         if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
                 return -ENOMEM;
         /* A new file under a name nobody can guess (O_CREAT|O_EXCL: never a planted link), the mode
@@ -290,14 +324,65 @@ int write_file_atomic(const char *path, mode_t mode, void (*writer)(FILE *f, con
                 (void) unlink(tmp);
                 return r;
         }
+        /* On tmpfs (/run) the rename is all there is to make it whole: no fsync, which costs on the hot path. */
+        durable = fstatfs(fd, &sf) < 0 || (sf.f_type != TMPFS_MAGIC && sf.f_type != RAMFS_MAGIC);
         writer(f, userdata);
-        if (fflush(f) != 0 || fsync(fileno(f)) < 0)
-                r = -errno;
+        if (fflush(f) != 0 || ferror(f) || (durable && fsync(fileno(f)) < 0))
+                r = -errno ?: -EIO;
         if (fclose(f) != 0 && r == 0)
                 r = -errno;
         if (r == 0 && rename(tmp, path) < 0)
                 r = -errno;
-        if (r < 0)
+        if (r < 0) {
                 (void) unlink(tmp);
-        return r;
+                return r;
+        }
+        if (durable && parent_of(path, dir, sizeof(dir)) >= 0) {
+                _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (dfd < 0 || fsync(dfd) < 0)
+                        return -errno;
+        }
+        return 0;
+}
+
+const char *printable(const char *s, char *buf, size_t size) {
+        size_t n = 0;
+
+        if (size == 0)
+                return "";
+        for (; s && *s && n + 1 < size; s++) {
+                unsigned char c = (unsigned char) *s;
+                char esc[5];
+                size_t k;
+
+                if (c == '\n' || c == '\t')
+                        k = (size_t) snprintf(esc, sizeof(esc), "\\%c", c == '\n' ? 'n' : 't');
+                else if (c < 0x20 || c == 0x7f)
+                        k = (size_t) snprintf(esc, sizeof(esc), "\\x%02x", c);
+                else {
+                        buf[n++] = (char) c;
+                        continue;
+                }
+                if (n + k + 1 > size)
+                        break;
+                memcpy(buf + n, esc, k);
+                n += k;
+        }
+        buf[n] = 0;
+        return buf;
+}
+
+const char *write_file_refusal(int r) {
+        switch (r) {
+        case -ELOOP:
+                return "it is a symbolic link, which is never followed";
+        case -EPERM:
+                return "the file or its directory belongs to another user, or another user can write the directory";
+        case -EISDIR:
+                return "it is a directory";
+        case -ENOTDIR:
+                return "its directory is not a directory";
+        default:
+                return strerror(-r);
+        }
 }

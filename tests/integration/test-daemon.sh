@@ -45,6 +45,26 @@ eq "drift: OLD_VALUE" off "$(jq -r .OLD_VALUE <<<"$drift")"
 eq "drift: NEW_VALUE" on "$(jq -r .NEW_VALUE <<<"$drift")"
 eq "drift: INTERFACE" enp2s0 "$(jq -r .INTERFACE <<<"$drift")"
 
+# 3b. "reload" as ExecReload= runs it ($MAINPID set): only the process holding the service's lock is
+# signalled (security review S13: it sent SIGHUP to whatever $MAINPID named).
+sleep 300 &
+victim=$!
+cleanup_hooks+=("kill $victim 2>/dev/null")
+reload_as() { env MAINPID="$1" "$R8T" --sysfs "$fx/sys" --quirks "$SRCDIR/conf/quirks.d" --config "$TMP/a.conf" \
+        --state-dir "$TMP/state" reload 2>&1; }
+set +e
+out=$(reload_as "$victim")
+rc=$?
+set -e
+eq "reload, MAINPID of another process: exit 1" 1 "$rc"
+contains "reload, MAINPID of another process: said" "MAINPID=$victim is not the r8169-tuned service" "$out"
+sleep 0.2
+kill -0 "$victim" 2>/dev/null && ok || fail "reload signalled PID $victim, which is not the service"
+kill "$victim"
+n_ready=$(grep -c READY=1 "$TMP/notify")
+eq "reload, the service's MAINPID: exit 0" 0 "$(reload_as "$DPID" >/dev/null; echo $?)"
+wait_for 10 bash -c "[[ \$(grep -c READY=1 $TMP/notify) -gt $n_ready ]]" && ok || fail "reload with MAINPID: the service did not reload"
+
 # 4. SIGHUP: RELOADING=1, then READY=1; drift = leave now keeps the other tool's value.
 printf '[global]\nprofile = performance\ndrift = leave\n' >"$TMP/a.conf"
 n_ready=$(grep -c READY=1 "$TMP/notify")

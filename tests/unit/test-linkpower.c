@@ -4,6 +4,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "linkpower.h"
 
@@ -91,11 +94,51 @@ static void test_counter_reset(void **state) {
         assert_string_equal(link_power_state_to_string(lp.state), "busy");
 }
 
+/* Security review S8: the record is written through the one writer: a hard link planted at the old
+ * temporary name or at the record's is not written through, and the mode is 0644 under umask 000. */
+static void test_record_writer(void **state) {
+        char dir[] = "/tmp/r8t-lp.XXXXXX", victim[64], path[96], tmp[96], line[64];
+        LinkPowerRecord rec = { .state = "idle", .transitions = 3 }, back = {};
+        struct stat st;
+        mode_t old;
+        FILE *f;
+
+        assert_non_null(mkdtemp(dir));
+        snprintf(victim, sizeof(victim), "%s/victim", dir);
+        snprintf(path, sizeof(path), "%s/0000:02:00.0.linkpower", dir);
+        snprintf(tmp, sizeof(tmp), "%s/0000:02:00.0.linkpower.tmp", dir);
+        f = fopen(victim, "w");
+        assert_non_null(f);
+        fputs("untouched\n", f);
+        fclose(f);
+        assert_int_equal(link(victim, tmp), 0);
+        assert_int_equal(link(victim, path), 0);
+        old = umask(0);
+        assert_int_equal(link_power_record_save(dir, "0000:02:00.0", &rec), 0);
+        umask(old);
+        f = fopen(victim, "r");
+        assert_non_null(f);
+        assert_non_null(fgets(line, sizeof(line), f));
+        fclose(f);
+        assert_string_equal(line, "untouched\n");
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_nlink, 1);
+        assert_int_equal(st.st_mode & 07777, 0644);
+        assert_int_equal(link_power_record_load(dir, "0000:02:00.0", &back), 0);
+        assert_string_equal(back.state, "idle");
+        assert_int_equal(back.transitions, 3);
+        unlink(path);
+        unlink(tmp);
+        unlink(victim);
+        assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_reaction_and_hysteresis),
                 cmocka_unit_test(test_flapping),
                 cmocka_unit_test(test_counter_reset),
+                cmocka_unit_test(test_record_writer),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

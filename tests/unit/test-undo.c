@@ -112,13 +112,13 @@ static void test_leftovers(void **state) {
         static const char *const kept[] = { "0000:02:00.0", "0000:02:00.0.lock", "0000:02:00.0.txguard",
                                             "0000:02:00.0.linkpowers", "notaslot.tmp", "daemon.lock" };
         static const char *const gone[] = { "0000:02:00.0.tmp", "0000:02:00.0.a1B2c3", "0000:02:00.0.linkpower",
-                                            "0000:02:00.0.linkpower.tmp" };
+                                            "0000:02:00.0.linkpower.tmp", "0000:02:00.0.linkpower.Xy12Zw" };
         char p[256];
         int held;
 
         for (size_t i = 0; i < 6; i++)
                 touch(kept[i]);
-        for (size_t i = 0; i < 4; i++)
+        for (size_t i = 0; i < ELEMENTSOF(gone); i++)
                 touch(gone[i]);
         /* Another writer holds the slot: its temporary file may be in the making. */
         touch("0000:03:00.0.tmp");
@@ -128,23 +128,53 @@ static void test_leftovers(void **state) {
         undo_remove_leftovers(dir);
         for (size_t i = 0; i < 6; i++)
                 assert_true(exists(kept[i]));
-        for (size_t i = 0; i < 4; i++)
+        for (size_t i = 0; i < ELEMENTSOF(gone); i++)
                 assert_false(exists(gone[i]));
         assert_true(exists("0000:03:00.0.tmp"));
         close(held);
         undo_remove_leftovers(dir);
         assert_false(exists("0000:03:00.0.tmp"));
 
-        /* A save under the lock overwrites the fixed temporary name and leaves none behind. */
-        touch("0000:02:00.0.tmp");
-        UndoJournal j = {};
-        Diagnostics d = {};
-        assert_int_equal(undo_load(dir, "0000:02:00.0", &j, &d), 0);
-        assert_int_equal(undo_record(&j, KNOB_BACKEND_LINK, "clkpm", 1, 0), 0);
-        assert_int_equal(undo_save(&j), 0);
-        assert_false(exists("0000:02:00.0.tmp"));
-        undo_done(&j);
-        diag_done(&d);
+        /*
+         * Security review S8: a hard link to another file planted at the old fixed temporary name,
+         * or at the journal's own name, is never written through; the journal is 0600 under umask 000.
+         */
+        {
+                UndoJournal j = {};
+                Diagnostics d = {};
+                char victim[256], path[256], tmp[256];
+                struct stat st;
+                mode_t old;
+                FILE *f;
+
+                snprintf(victim, sizeof(victim), "%s/victim", dir);
+                snprintf(path, sizeof(path), "%s/0000:02:00.0", dir);
+                snprintf(tmp, sizeof(tmp), "%s/0000:02:00.0.tmp", dir);
+                f = fopen(victim, "w");
+                assert_non_null(f);
+                fputs("untouched\n", f);
+                fclose(f);
+                (void) unlink(path);
+                assert_int_equal(link(victim, tmp), 0);
+                assert_int_equal(link(victim, path), 0);
+                assert_int_equal(undo_load(dir, "0000:02:00.0", &j, &d), 0);
+                assert_int_equal(undo_record(&j, KNOB_BACKEND_LINK, "clkpm", 1, 0), 0);
+                old = umask(0);
+                assert_int_equal(undo_save(&j), 0);
+                umask(old);
+                f = fopen(victim, "r");
+                assert_non_null(f);
+                assert_non_null(fgets(p, sizeof(p), f));
+                fclose(f);
+                assert_string_equal(p, "untouched\n");
+                assert_int_equal(stat(path, &st), 0);
+                assert_int_equal(st.st_nlink, 1);
+                assert_int_equal(st.st_mode & 07777, 0600);
+                undo_done(&j);
+                diag_done(&d);
+                (void) unlink(tmp);
+                (void) unlink(victim);
+        }
 
         for (size_t i = 0; i < 6; i++) {
                 snprintf(p, sizeof(p), "%s/%s", dir, kept[i]);

@@ -170,10 +170,29 @@ static void test_write_file_atomic(void **state) {
         unlink(tmp);
         rmdir(open_dir);
 
+        /* What a command checks before it measures (S6): a directory, a missing directory, a link. */
+        assert_int_equal(write_file_check(dir), -EISDIR);
+        snprintf(tmp, sizeof(tmp), "%s/missing/x.conf", dir);
+        assert_int_equal(write_file_check(tmp), -ENOENT);
+        assert_int_equal(write_file_check(path), 0);
+        assert_non_null(strstr(write_file_refusal(-ELOOP), "symbolic link"));
+
         /* Nothing else left in the directory: no temporary. */
         unlink(path);
         unlink(victim);
         assert_int_equal(rmdir(dir), 0);
+}
+
+/* Text from elsewhere (iperf3's error, a --server argument) reaches a terminal without its control characters. */
+static void test_printable(void **state) {
+        char buf[32];
+
+        assert_string_equal(printable("plain text", buf, sizeof(buf)), "plain text");
+        assert_string_equal(printable("a\nb\tc\033[2J\x7f", buf, sizeof(buf)), "a\\nb\\tc\\x1b[2J\\x7f");
+        assert_string_equal(printable(NULL, buf, sizeof(buf)), "");
+        /* cut to fit, never half an escape */
+        assert_string_equal(printable("abcdefgh\033", buf, 11), "abcdefgh");
+        assert_string_equal(printable("\xc3\xa9t\xc3\xa9", buf, sizeof(buf)), "\xc3\xa9t\xc3\xa9"); /* UTF-8 stays */
 }
 
 int main(void) {
@@ -182,6 +201,7 @@ int main(void) {
                 cmocka_unit_test(test_names),     cmocka_unit_test(test_json),
                 cmocka_unit_test(test_log_levels), cmocka_unit_test(test_link_basename),
                 cmocka_unit_test(test_write_file_atomic),
+                cmocka_unit_test(test_printable),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
