@@ -29,6 +29,7 @@ typedef struct Options {
         unsigned rounds, seconds, idle_seconds; /* 0: the defaults */
         const char *direction;   /* send, receive or both (NULL) */
         const char *write_config, *report;
+        const char *iperf3;             /* experiment: NULL, IPERF_BINARY */
         int log_level;            /* -1: as configured */
         unsigned fault_after_writes; /* test seam: raise fault_signal after this many writes */
         int fault_signal;

@@ -13,7 +13,7 @@
  * hangs is a child to kill, not a library call to abandon.
  */
 typedef struct IperfRequest {
-        const char *binary;     /* NULL: "iperf3" from PATH */
+        const char *binary;     /* NULL: IPERF_BINARY; else an absolute path the caller checked (iperf_binary_trusted) */
         const char *host;
         unsigned port;          /* 0: iperf3's default, 5201 */
         unsigned seconds;
@@ -33,9 +33,20 @@ typedef struct IperfResult {
  * when it is not such a report (err says what is missing).
  */
 int iperf_parse_json(const char *text, size_t len, IperfResult *ret, char *err, size_t size);
+#define IPERF_BINARY "/usr/bin/iperf3"
 /*
- * Runs one test; it is killed if it outlives its length by IPERF_GRACE_S. -EINTR when
- * *interrupted became true meanwhile (the child is stopped), other errors with err.
+ * Whether root may run path: an absolute path to a regular executable file, which, like every
+ * directory on the way to it (symlinks resolved), belongs to root and no other user can change
+ * (a sticky directory, as /tmp, may be on the way). 0, or -errno with why in err.
  */
-#define IPERF_GRACE_S 15
+int iperf_binary_trusted(const char *path, char *err, size_t size);
+/*
+ * Runs one test. The child holds no privilege: run as root, it runs as "nobody" (no groups,
+ * no new privileges), with only PATH and LC_ALL in its environment and no descriptor but its
+ * standard three; it is killed with its process group if it outlives its length by
+ * IPERF_GRACE_S (-ETIMEDOUT; iperf3 gives up connecting after 3 s by itself). -EINTR when
+ * *interrupted became true meanwhile (the child is stopped), other errors with err, which is
+ * printable (iperf3's own error text included: it is a network peer's doing).
+ */
+#define IPERF_GRACE_S 8
 int iperf_run(const IperfRequest *req, volatile sig_atomic_t *interrupted, IperfResult *ret, char *err, size_t size);

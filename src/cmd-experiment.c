@@ -7,6 +7,7 @@
  * restore_nic() takes the NIC back to the baseline between arms, at the end, on Ctrl-C and
  * on any error; a kill -9 leaves the journal that restore and the service put back.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <math.h>
@@ -108,6 +109,28 @@ static uint64_t rng_next(Experiment *e) {
         return e->rng * 2685821657736338717ULL;
 }
 
+/* A DNS name (letters, digits, '-', '_' and dots, not starting with '-'), an IPv4 address, or an IPv6 one with an optional %zone. */
+static bool host_valid(const char *h) {
+        char addr[INET6_ADDRSTRLEN + 1];
+        const char *zone = strchr(h, '%');
+        unsigned char buf[sizeof(struct in6_addr)];
+
+        if (strchr(h, ':')) {
+                size_t n = zone ? (size_t) (zone - h) : strlen(h);
+                if (n >= sizeof(addr))
+                        return false;
+                memcpy(addr, h, n);
+                addr[n] = 0;
+                return inet_pton(AF_INET6, addr, buf) == 1 && (!zone || ifname_valid(zone + 1));
+        }
+        if (h[0] == '-' || h[0] == '.' || strlen(h) > 253)
+                return false;
+        for (const char *p = h; *p; p++)
+                if (!isalnum((unsigned char) *p) && !strchr("-_.", *p))
+                        return false;
+        return true;
+}
+
 static int parse_server(Experiment *e, const char *s) {
         const char *colon = strrchr(s, ':');
         uint64_t port = 5201;
@@ -130,7 +153,8 @@ static int parse_server(Experiment *e, const char *s) {
         memcpy(e->host, s, len);
         e->host[len] = 0;
         e->port = (unsigned) port;
-        return 0;
+        /* What reaches iperf3's command line and the drop-in's comment: a host name or an address, nothing else. */
+        return host_valid(e->host) ? 0 : -EINVAL;
 }
 
 /* Package energy counters: powercap's intel-rapl zones (also on AMD), top level only. */
@@ -268,7 +292,8 @@ static int measure(Experiment *e, Direction d, IperfResult *ret) {
         /* iperf3 -s takes a moment to be ready for the next test ("the server is busy"). */
         for (unsigned attempt = 0; attempt < 5 && !interrupted; attempt++) {
                 r = iperf_run(&e->req, &interrupted, ret, err, sizeof(err));
-                if (r >= 0 || r == -EINTR || r == -ENOENT)
+                /* A busy server is asked again; an iperf3 that hung, or cannot run, would only do it again. */
+                if (r >= 0 || r == -EINTR || r == -ENOENT || r == -EPERM || r == -ETIMEDOUT)
                         break;
                 log_debug("iperf3 %s to %s:%u: %s", direction_names[d], e->host, e->port, err);
                 if (pause_ms(1000) < 0)
@@ -717,7 +742,7 @@ static void numbers_line(const Experiment *e, const Trial *t, FILE *f, const cha
 static int write_output(const char *path, void (*writer)(FILE *f, const void *userdata), const Experiment *e) {
         int r = write_file_atomic(path, 0644, writer, e);
         if (r < 0)
-                return log_error_errno(r, "Cannot write %s: %m", path);
+                return log_error_errno(r, "Cannot write %s: %s.", path, write_file_refusal(r));
         return 0;
 }
 
@@ -1059,8 +1084,10 @@ int cmd_experiment(const Options *o) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_free_ bool *selected = NULL;
         _cleanup_close_ int lock = -1;
-        struct sigaction sa = { .sa_handler = on_signal }, ign = { .sa_handler = SIG_IGN }, old[4];
-        static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
+        /* Every signal whose default would end us with the NIC changed (PIPE is ignored: a closed pipe is said as an error). */
+        static const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGXFSZ,
+                                       SIGVTALRM, SIGPROF };
+        struct sigaction sa = { .sa_handler = on_signal }, ign = { .sa_handler = SIG_IGN }, old[ELEMENTSOF(signals) + 1];
         Experiment e = {
                 .o = o,
                 .rounds = o->rounds ?: ROUNDS_DEFAULT,
@@ -1076,7 +1103,8 @@ int cmd_experiment(const Options *o) {
                 return log_error("experiment needs --server HOST[:PORT]: a machine on the other end of the link running "
                                  "\"iperf3 -s\". See r8169-tuned --help."), 2;
         if (parse_server(&e, o->server) < 0)
-                return log_error("--server takes HOST, HOST:PORT or [IPv6]:PORT, not \"%s\". See r8169-tuned --help.", o->server), 2;
+                return log_error("--server takes a host name or address: HOST, HOST:PORT or [IPv6]:PORT, not \"%s\". "
+                                 "See r8169-tuned --help.", printable(o->server, err, sizeof(err))), 2;
         if (o->n_args > 1)
                 return log_error("experiment measures one NIC at a time (\"%s\" and more given). See r8169-tuned --help.",
                                  o->args[0]), 2;
@@ -1087,6 +1115,19 @@ int cmd_experiment(const Options *o) {
                         return 2;
                 }
         }
+        if (o->iperf3 && (r = iperf_binary_trusted(o->iperf3, err, sizeof(err))) < 0)
+                return log_error("--iperf3 %s: %s: root runs only an iperf3 that only root can change. See r8169-tuned --help.",
+                                 o->iperf3, err), 2;
+        /* Where the results go is checked before anything is measured: minutes of rounds are not lost to a typo. */
+        for (size_t i = 0; i < 2; i++) {
+                const char *path = i == 0 ? o->write_config : o->report;
+                if (path && (r = write_file_check(path)) < 0 && r != -EACCES)
+                        return log_error("%s %s: cannot be written there: %s. See r8169-tuned --help.",
+                                         i == 0 ? "--write-config" : "--report", path, write_file_refusal(r)), 2;
+                if (path && r == -EACCES)
+                        return log_error("%s %s: its directory is not writable. See r8169-tuned --help.",
+                                         i == 0 ? "--write-config" : "--report", path), 2;
+        }
         if (context_check_privileges(o, "experiment") < 0)
                 return 1;
         if (o->log_level < 0 && log_get_max_level() > LOG_NOTICE)
@@ -1094,7 +1135,7 @@ int cmd_experiment(const Options *o) {
         /* From here on a signal only asks: whatever was changed goes back first, and the service gets its NIC back. */
         for (size_t i = 0; i < ELEMENTSOF(signals); i++)
                 (void) sigaction(signals[i], &sa, &old[i]);
-        (void) sigaction(SIGPIPE, &ign, &old[3]);
+        (void) sigaction(SIGPIPE, &ign, &old[ELEMENTSOF(signals)]);
         opened = true;
         r = context_open_selected(&e.c, o, true, &selected);
         if (r < 0)
@@ -1110,7 +1151,7 @@ int cmd_experiment(const Options *o) {
                 goto out;
         }
         e.ifname = e.nic->ifnames[0];
-        e.req = (IperfRequest) { .host = e.host, .port = e.port, .seconds = e.seconds, .bind_dev = e.ifname };
+        e.req = (IperfRequest) { .binary = o->iperf3, .host = e.host, .port = e.port, .seconds = e.seconds, .bind_dev = e.ifname };
         if (getrandom(&e.rng, sizeof(e.rng), GRND_NONBLOCK) != sizeof(e.rng) || e.rng == 0)
                 e.rng = now_monotonic_usec() | 1;
         e.tty = isatty(STDERR_FILENO);
@@ -1171,7 +1212,7 @@ out:
         }
         for (size_t i = 0; i < ELEMENTSOF(signals); i++)
                 (void) sigaction(signals[i], &old[i], NULL);
-        (void) sigaction(SIGPIPE, &old[3], NULL);
+        (void) sigaction(SIGPIPE, &old[ELEMENTSOF(signals)], NULL);
         free(e.trials);
         if (opened)
                 context_done(&e.c);

@@ -3,10 +3,17 @@
 #include <math.h>
 #include <json-c/json.h>
 #include <poll.h>
+#include <pwd.h>
+#include <grp.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "iperf.h"
+
+/* The child could not shed its privileges or set up its descriptors: it never ran iperf3. */
+#define IPERF_EXIT_SETUP 125
 
 /* A report with per-second intervals is a few kB per second of test; anything this large is not one. */
 #define IPERF_OUTPUT_MAX (8u << 20)
@@ -78,7 +85,24 @@ out:
         return q;
 }
 
-static void child_exec(const IperfRequest *req, int out_fd) {
+typedef struct Credentials {
+        bool drop;
+        uid_t uid;
+        gid_t gid;
+} Credentials;
+
+/* Root's child runs as nobody: iperf3 parses what a network peer sends (CVE-2023-38403). */
+static Credentials credentials(void) {
+        struct passwd *pw;
+
+        if (geteuid() != 0)
+                return (Credentials) {};
+        pw = getpwnam("nobody");
+        return (Credentials) { .drop = true, .uid = pw ? pw->pw_uid : 65534, .gid = pw ? pw->pw_gid : 65534 };
+}
+
+__attribute__((noreturn)) static void child_exec(const IperfRequest *req, const Credentials *cred, int out_fd) {
+        static char *const envp[] = { (char *) "PATH=/usr/sbin:/usr/bin:/sbin:/bin", (char *) "LC_ALL=C", NULL };
         char port[16], seconds[16];
         const char *argv[16];
         size_t n = 0;
@@ -86,15 +110,23 @@ static void child_exec(const IperfRequest *req, int out_fd) {
 
         /* Its own process group: a Ctrl-C reaches the experiment, which stops the test itself. */
         (void) setpgid(0, 0);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGHUP, SIG_DFL);
+        for (int sig = 1; sig < _NSIG; sig++)
+                (void) signal(sig, SIG_DFL);
         null = open("/dev/null", O_RDWR | O_CLOEXEC);
         if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0)
-                _exit(127);
+                _exit(IPERF_EXIT_SETUP);
+        /* Nothing of ours but the three: no lock, no bus connection, no journal. */
+        if (close_range(3, ~0U, 0) < 0)
+                for (int fd = 3; fd < 1024; fd++)
+                        (void) close(fd);
+        if (cred->drop && (setgroups(0, NULL) < 0 || setresgid(cred->gid, cred->gid, cred->gid) < 0 ||
+                           setresuid(cred->uid, cred->uid, cred->uid) < 0))
+                _exit(IPERF_EXIT_SETUP);
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+                _exit(IPERF_EXIT_SETUP);
         snprintf(port, sizeof(port), "%u", req->port ?: 5201);
         snprintf(seconds, sizeof(seconds), "%u", req->seconds);
-        argv[n++] = req->binary ?: "iperf3";
+        argv[n++] = req->binary ?: IPERF_BINARY;
         argv[n++] = "--client";
         argv[n++] = req->host;
         argv[n++] = "--port";
@@ -111,8 +143,38 @@ static void child_exec(const IperfRequest *req, int out_fd) {
         if (req->reverse)
                 argv[n++] = "--reverse";
         argv[n] = NULL;
-        execvp(argv[0], (char *const *) argv);
+        execve(argv[0], (char *const *) argv, envp);
         _exit(127);
+}
+
+int iperf_binary_trusted(const char *path, char *err, size_t size) {
+        _cleanup_free_ char *real = NULL;
+        struct stat st;
+        char *slash;
+
+        if (path[0] != '/')
+                return snprintf(err, size, "not an absolute path"), -EINVAL;
+        real = realpath(path, NULL);
+        if (!real)
+                return snprintf(err, size, "%s", strerror(errno)), -errno;
+        if (stat(real, &st) < 0)
+                return snprintf(err, size, "%s", strerror(errno)), -errno;
+        if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111))
+                return snprintf(err, size, "%s is not an executable file", real), -EACCES;
+        /* The file, then each directory up to /: root's, and nobody else may change it or swap an entry. */
+        for (bool file = true;; file = false) {
+                if (st.st_uid != 0)
+                        return snprintf(err, size, "%s belongs to uid %u, not root", real[0] ? real : "/", (unsigned) st.st_uid),
+                               -EPERM;
+                if ((st.st_mode & 022) && (file || !(st.st_mode & S_ISVTX)))
+                        return snprintf(err, size, "another user can write %s", real[0] ? real : "/"), -EPERM;
+                slash = strrchr(real, '/');
+                if (!slash || (slash == real && !real[1]) || !real[0])
+                        return 0;
+                *slash = 0;
+                if (stat(real[0] ? real : "/", &st) < 0)
+                        return snprintf(err, size, "%s", strerror(errno)), -errno;
+        }
 }
 
 /* Collects the child's output until it closes it, the deadline passes or someone interrupts. */
@@ -159,6 +221,7 @@ static int collect(int fd, uint64_t deadline, volatile sig_atomic_t *interrupted
 }
 
 int iperf_run(const IperfRequest *req, volatile sig_atomic_t *interrupted, IperfResult *ret, char *err, size_t size) {
+        Credentials cred = credentials();
         _cleanup_free_ char *out = NULL;
         IperfResult res;
         int fds[2], status = 0, r;
@@ -175,7 +238,7 @@ int iperf_run(const IperfRequest *req, volatile sig_atomic_t *interrupted, Iperf
                 return r;
         }
         if (pid == 0)
-                child_exec(req, fds[1]);
+                child_exec(req, &cred, fds[1]);
         (void) setpgid(pid, pid); /* as the child does: whichever runs first, the group exists before any kill */
         close(fds[1]);
         r = collect(fds[0], now_monotonic_usec() + (uint64_t) (req->seconds + IPERF_GRACE_S) * 1000000u, interrupted,
@@ -190,10 +253,21 @@ int iperf_run(const IperfRequest *req, volatile sig_atomic_t *interrupted, Iperf
         if (r < 0)
                 return r;
         if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && len == 0) {
-                snprintf(err, size, "cannot run %s (is iperf3 installed?)", req->binary ?: "iperf3");
+                snprintf(err, size, "cannot run %s%s (is iperf3 installed%s?)", req->binary ?: IPERF_BINARY,
+                         cred.drop ? " as nobody" : "", cred.drop ? ", and can every user run it" : "");
                 return -ENOENT;
         }
+        if (WIFEXITED(status) && WEXITSTATUS(status) == IPERF_EXIT_SETUP && len == 0) {
+                snprintf(err, size, "cannot start iperf3 without privileges (as nobody, no new privileges)");
+                return -EPERM;
+        }
         r = iperf_parse_json(out ?: "", len, &res, err, size);
+        if (r == -EPROTO) {
+                /* iperf3's "error" member is the server's or the network's text: no terminal escapes from it. */
+                char raw[256];
+                (void) strscpy(raw, sizeof(raw), err);
+                (void) printable(raw, err, size);
+        }
         if (r == -EBADMSG && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
                 /* No report at all: an iperf3 that does not know an option says so on stderr, before any JSON. */
                 snprintf(err, size, "iperf3 exited with status %d and no report (iperf3 3.10 or later is needed, for --bind-dev)",

@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "experiment.h"
+#include "iperf.h"
 #include "log.h"
 #include "manager.h"
 
@@ -52,7 +53,8 @@ static void help(void) {
                "     --idle-seconds S   Length of each idle power sample (default 5)\n"
                "     --direction DIR    send, receive or both (default)\n"
                "     --write-config FILE  Write what helped as a configuration drop-in\n"
-               "     --report FILE      Write the results and a quirk entry draft as Markdown\n");
+               "     --report FILE      Write the results and a quirk entry draft as Markdown\n"
+               "     --iperf3 PATH      The iperf3 to run (default " IPERF_BINARY "; root's, run as nobody)\n");
 }
 
 typedef enum CommandArgs {
@@ -98,7 +100,7 @@ static int usage_error(const char *fmt, ...) {
 
 enum { ARG_VERSION = 0x100, ARG_JSON, ARG_SYSFS, ARG_KERNEL_LOG, ARG_LOG_LEVEL, ARG_CONFIG, ARG_QUIRKS, ARG_PROFILE, ARG_STATE_DIR,
        ARG_FAULT, ARG_LOG_TARGET, ARG_KERNEL_RELEASE, ARG_SHOW_MAC, ARG_PERSIST,
-       ARG_SERVER, ARG_KNOB, ARG_ROUNDS, ARG_SECONDS, ARG_IDLE_SECONDS, ARG_DIRECTION, ARG_WRITE_CONFIG, ARG_REPORT };
+       ARG_SERVER, ARG_KNOB, ARG_ROUNDS, ARG_SECONDS, ARG_IDLE_SECONDS, ARG_DIRECTION, ARG_WRITE_CONFIG, ARG_REPORT, ARG_IPERF3 };
 
 static const struct option options[] = {
         { "help", no_argument, NULL, 'h' },
@@ -123,6 +125,7 @@ static const struct option options[] = {
         { "direction", required_argument, NULL, ARG_DIRECTION },
         { "write-config", required_argument, NULL, ARG_WRITE_CONFIG },
         { "report", required_argument, NULL, ARG_REPORT },
+        { "iperf3", required_argument, NULL, ARG_IPERF3 },
         /* Test seam, not documented: "N:KILL" or "N:STOP" after the N-th write. */
         { "fault-after-writes", required_argument, NULL, ARG_FAULT },
         {}
@@ -236,6 +239,9 @@ static int parse_options(Options *o, int argc, char *argv[]) {
                 case ARG_REPORT:
                         o->report = optarg;
                         break;
+                case ARG_IPERF3:
+                        o->iperf3 = optarg;
+                        break;
                 case ':':
                         return usage_error("Option %s needs a value.", argv[optind - 1]);
                 case '?':
@@ -276,10 +282,11 @@ int main(int argc, char *argv[]) {
                         return usage_error("%s takes no arguments (\"%s\" given).", cmd, o.args[0]);
                 if (o.persist && commands[i].run != cmd_profile)
                         return usage_error("--persist is for profile only.");
-                if ((o.server || o.n_knobs || o.rounds || o.seconds || o.idle_seconds || o.direction || o.write_config || o.report) &&
+                if ((o.server || o.n_knobs || o.rounds || o.seconds || o.idle_seconds || o.direction || o.write_config || o.report ||
+                     o.iperf3) &&
                     commands[i].run != cmd_experiment)
-                        return usage_error("--server, --knob, --rounds, --seconds, --idle-seconds, --direction, --write-config "
-                                           "and --report are for experiment only.");
+                        return usage_error("--server, --knob, --rounds, --seconds, --idle-seconds, --direction, --write-config, "
+                                           "--report and --iperf3 are for experiment only.");
                 return commands[i].run(&o);
         }
         return usage_error("Unknown command \"%s\".", cmd);

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -328,12 +329,21 @@ static void test_iperf_run(void **state) {
         snprintf(path, sizeof(path), "%s/fake-iperf3", tmpdir);
         f = fopen(path, "w");
         assert_non_null(f);
-        /* Echoes its arguments into the report, so the test sees what it was asked. */
+        /* Echoes its arguments into the report, so the test sees what it was asked; some hosts ask it about itself. */
         fputs("#!/bin/sh\ncase \"$*\" in *--reverse*) bps=2e8;; *) bps=1e8;; esac\n"
               "case \"$*\" in *hang*) sleep 60;; esac\n"
+              "case \"$2\" in\n"
+              "uid) bps=$(id -u)e6;;\n"
+              "groups) bps=$(id -G | wc -w)e6;;\n"
+              "env) bps=$(env | grep -cv '^PWD=')e6; [ \"$PATH\" = /usr/sbin:/usr/bin:/sbin:/bin ] || bps=99e6;;\n"
+              "fd*) [ -e /proc/$$/fd/${2#fd} ] && bps=1e6 || bps=2e6;;\n"
+              "nnp) bps=$(awk '/^NoNewPrivs:/ { print $2 }' /proc/$$/status)e6;;\n"
+              "escape) printf '{\"error\": \"bad\\\\u001b[2Jthing\\\\nhere\"}\\n'; exit 1;;\n"
+              "esac\n"
               "echo \"{\\\"end\\\":{\\\"sum_received\\\":{\\\"bits_per_second\\\":$bps}}}\"\n", f);
         fclose(f);
         chmod(path, 0755);
+        chmod(tmpdir, 0755); /* run as nobody: it must reach its script */
         req.binary = path;
         assert_int_equal(iperf_run(&req, NULL, &r, err, sizeof(err)), 0);
         assert_true(fabs(r.mbps - 100) < 1e-9);
@@ -341,6 +351,40 @@ static void test_iperf_run(void **state) {
         req.reverse = true;
         assert_int_equal(iperf_run(&req, NULL, &r, err, sizeof(err)), 0);
         assert_true(fabs(r.mbps - 200) < 1e-9);
+
+        /* Run as root, the child holds nothing of root's: nobody, no groups but nobody's, no new
+         * privileges, PATH and LC_ALL only, no descriptor of ours. */
+        if (geteuid() == 0) {
+                int fd = open("/dev/null", O_RDONLY); /* not O_CLOEXEC: a leak the child must not get */
+                char fdhost[16];
+
+                assert_true(fd > 2);
+                req.reverse = false;
+                req.host = "uid";
+                assert_int_equal(iperf_run(&req, NULL, &r, err, sizeof(err)), 0);
+                assert_true(r.mbps > 0 && fabs(r.mbps - 65534) < 1e-6);
+                req.host = "groups";
+                assert_int_equal(iperf_run(&req, NULL, &r, err, sizeof(err)), 0);
+                assert_true(fabs(r.mbps - 1) < 1e-9);
+                req.host = "nnp";
+                assert_int_equal(iperf_run(&req, NULL, &r, err, sizeof(err)), 0);
+                assert_true(fabs(r.mbps - 1) < 1e-9);
+                assert_int_equal(setenv("R8T_LEAK", "secret", 1), 0);
+                req.host = "env";
+                assert_int_equal(iperf_run(&req, NULL, &r, err, sizeof(err)), 0);
+                assert_true(fabs(r.mbps - 2) < 1e-9); /* PATH, LC_ALL */
+                unsetenv("R8T_LEAK");
+                snprintf(fdhost, sizeof(fdhost), "fd%d", fd);
+                req.host = fdhost;
+                assert_int_equal(iperf_run(&req, NULL, &r, err, sizeof(err)), 0);
+                assert_true(fabs(r.mbps - 2) < 1e-9);
+                close(fd);
+        }
+        /* iperf3's own error text is a network peer's: it comes out without its control characters. */
+        req.host = "escape";
+        assert_int_equal(iperf_run(&req, NULL, &r, err, sizeof(err)), -EPROTO);
+        assert_string_equal(err, "bad\\x1b[2Jthing\\nhere");
+        req.host = "192.0.2.1";
 
         req.binary = "/nonexistent/iperf3";
         assert_int_equal(iperf_run(&req, NULL, &r, err, sizeof(err)), -ENOENT);
@@ -368,6 +412,46 @@ static void test_iperf_run(void **state) {
         }
 }
 
+/* Root runs only an iperf3 only root can change, on a path only root can change. */
+static void test_iperf_binary_trusted(void **state) {
+        char path[600], dir[512], err[256];
+        FILE *f;
+
+        if (geteuid() != 0)
+                skip(); /* ownership: a test of root's files */
+        assert_int_equal(iperf_binary_trusted("/bin/sh", err, sizeof(err)), 0);
+        assert_int_equal(iperf_binary_trusted("sh", err, sizeof(err)), -EINVAL);
+        assert_int_equal(iperf_binary_trusted("/nonexistent/iperf3", err, sizeof(err)), -ENOENT);
+        snprintf(dir, sizeof(dir), "%s/bin", tmpdir);
+        assert_int_equal(mkdir(dir, 0755), 0);
+        snprintf(path, sizeof(path), "%s/iperf3", dir);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fclose(f);
+        assert_int_equal(chmod(path, 0644), 0);
+        assert_int_equal(iperf_binary_trusted(path, err, sizeof(err)), -EACCES);
+        assert_int_equal(chmod(path, 0755), 0);
+        /* under /tmp (sticky) in root's 0755 directory: trusted */
+        assert_int_equal(chmod(tmpdir, 0755), 0);
+        assert_int_equal(iperf_binary_trusted(path, err, sizeof(err)), 0);
+        /* the file writable by others, or the directory, or another user's */
+        assert_int_equal(chmod(path, 0757), 0);
+        assert_int_equal(iperf_binary_trusted(path, err, sizeof(err)), -EPERM);
+        assert_non_null(strstr(err, "another user can write"));
+        assert_int_equal(chmod(path, 0755), 0);
+        assert_int_equal(chmod(dir, 0777), 0);
+        assert_int_equal(iperf_binary_trusted(path, err, sizeof(err)), -EPERM);
+        assert_int_equal(chmod(dir, 0755), 0);
+        assert_int_equal(chown(path, 65534, 65534), 0);
+        assert_int_equal(iperf_binary_trusted(path, err, sizeof(err)), -EPERM);
+        assert_non_null(strstr(err, "uid 65534"));
+        /* a symlink is judged by what it leads to */
+        assert_int_equal(chown(path, 0, 0), 0);
+        snprintf(dir, sizeof(dir), "%s/link", tmpdir);
+        assert_int_equal(symlink(path, dir), 0);
+        assert_int_equal(iperf_binary_trusted(dir, err, sizeof(err)), 0);
+}
+
 static int setup(void **state) {
         return mkdtemp(tmpdir) ? 0 : -1;
 }
@@ -386,6 +470,7 @@ int main(void) {
                 cmocka_unit_test(test_compare),
                 cmocka_unit_test(test_iperf_json),
                 cmocka_unit_test(test_iperf_run),
+                cmocka_unit_test(test_iperf_binary_trusted),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
