@@ -71,6 +71,7 @@ typedef struct Config {
         uint64_t link_power_quiet_s;
         ConfigDevice *devices;   /* in file order, drop-ins after the main file */
         size_t n_devices;
+        bool too_many_devices;  /* more than CONF_MAX_SECTIONS: said once */
         char **files;
         size_t n_files;
         SlotClaim *claims;       /* the sections with assume-xid, in file order */
@@ -88,6 +89,8 @@ int config_load(Config *c, const char *path, bool required, Diagnostics *d);
 int config_load_except(Config *c, const char *path, bool required, const Diagnostics *leave_out, Diagnostics *d);
 /* Just this file, without its drop-ins (check-config FILE). */
 int config_load_file(Config *c, const char *path, Diagnostics *d);
+/* The text of one file, from memory (the fuzzer: no file per input); name is what diagnostics say. */
+int config_load_buffer(Config *c, const char *name, const char *buf, size_t len, Diagnostics *d);
 void config_done(Config *c);
 void config_defaults(Config *c);
 

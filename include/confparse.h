@@ -35,10 +35,20 @@ typedef void (*conf_handler)(void *userdata, const char *file, unsigned line, co
 
 #define CONF_MAX_LINE 190       /* inih's stack buffer is 200 bytes with \r\n\0 */
 #define CONF_MAX_FILE (1 << 20)
+/* What one configuration or quirk database reads at most (security review S11: 20000 drop-ins of
+ * 333 sections each held 5.3 GB): files per directory, and [device] sections or quirk entries. */
+#define CONF_MAX_FILES 256
+#define CONF_MAX_SECTIONS 1024
 
 /* Parses one INI file; -errno only when it cannot be read at all (also a diagnostic). */
 int conf_parse_file(const char *path, conf_handler h, void *userdata, Diagnostics *d);
-/* The *.conf files of a directory, sorted; a missing directory is an empty list. */
+/* The same, from memory: the text of the file called name (for diagnostics; not read). */
+void conf_parse_buffer(const char *name, const char *buf, size_t len, conf_handler h, void *userdata, Diagnostics *d);
+/*
+ * The *.conf files of a directory, sorted; a missing directory is an empty list. At most
+ * CONF_MAX_FILES of them, the first in that order: returns how many more there were (for the
+ * caller to say), or -errno.
+ */
 int conf_list_dir(const char *dir, char ***ret, size_t *n);
 void strv_free(char **v, size_t n);
 bool strv_contains(char *const *v, size_t n, const char *s);

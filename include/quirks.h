@@ -52,6 +52,7 @@ typedef struct Quirk {
 typedef struct QuirkDb {
         Quirk *quirks;
         size_t n;
+        bool too_many;    /* more than CONF_MAX_SECTIONS entries: said once */
         char **files;
         size_t n_files;
         char **left_out;  /* "FILE:LINE [ID]": entries left out for a problem (quirk_db_load_except) */
@@ -71,6 +72,8 @@ int quirk_db_load(QuirkDb *db, const char *const *dirs, size_t n_dirs, Diagnosti
 int quirk_db_load_except(QuirkDb *db, const char *const *dirs, size_t n_dirs, const Diagnostics *leave_out, Diagnostics *d);
 /* Exactly these files, in this order (check-config FILE...). */
 int quirk_db_load_files(QuirkDb *db, const char *const *files, size_t n, Diagnostics *d);
+/* One quirk file's text, from memory (the fuzzer); name is what diagnostics say. */
+int quirk_db_load_buffer(QuirkDb *db, const char *name, const char *buf, size_t len, Diagnostics *d);
 void quirk_db_done(QuirkDb *db);
 /* A throughput fix: in the performance profile and not in powersave (it costs power to win speed). */
 bool quirk_is_throughput_fix(const Quirk *q);

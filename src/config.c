@@ -283,6 +283,12 @@ static void on_section(Loader *l, const char *file, unsigned line, const char *s
         }
         if (streq(section, "global")) {
                 l->section = SECTION_GLOBAL;
+        } else if (strncmp(section, "device ", 7) == 0 && section[7] && l->c->n_devices >= CONF_MAX_SECTIONS) {
+                if (!l->c->too_many_devices)
+                        diag_add(d, file, line, "more than %d [device] sections: this one and those after it are ignored",
+                                 CONF_MAX_SECTIONS);
+                l->c->too_many_devices = true;
+                l->section = SECTION_BAD;
         } else if (strncmp(section, "device ", 7) == 0 && section[7]) {
                 ConfigDevice *nd = reallocarray(l->c->devices, l->c->n_devices + 1, sizeof(ConfigDevice));
                 if (!nd) {
@@ -355,13 +361,17 @@ static int add_claim(Config *c, const ConfigDevice *dev, Diagnostics *d) {
         return 0;
 }
 
-static void parse_one(Config *c, const char *path, Diagnostics *d) {
+/* One file, read from path or (buf) given. */
+static void parse_one(Config *c, const char *path, const char *buf, size_t len, Diagnostics *d) {
         Loader l = { .c = c };
         size_t first = c->n_devices;
 
         if (add_file(c, path, &l.file) < 0)
                 return;
-        (void) conf_parse_file(l.file, on_line, &l, d);
+        if (buf)
+                conf_parse_buffer(l.file, buf, len, on_line, &l, d);
+        else
+                (void) conf_parse_file(l.file, on_line, &l, d);
         for (size_t i = 0; i < l.n_sections; i++)
                 free(l.sections[i].name);
         free(l.sections);
@@ -390,7 +400,7 @@ int config_load_except(Config *c, const char *path, bool required, const Diagnos
         if (diag_names_file(leave_out, path))
                 ;
         else if (stat(path, &st) >= 0)
-                parse_one(c, path, d);
+                parse_one(c, path, NULL, 0, d);
         else if (errno != ENOENT || required)
                 diag_add(d, path, 0, "cannot read: %m");
         if (asprintf(&dropins, "%s.d", path) < 0)
@@ -400,16 +410,25 @@ int config_load_except(Config *c, const char *path, bool required, const Diagnos
                 diag_add(d, dropins, 0, "cannot list: %s", strerror(-r));
                 return 0;
         }
+        if (r > 0)
+                diag_add(d, dropins, 0, "%d more drop-ins than the %d read: those after %s are left out", r, CONF_MAX_FILES,
+                         files[n - 1]);
         for (size_t i = 0; i < n; i++)
                 if (!diag_names_file(leave_out, files[i]))
-                        parse_one(c, files[i], d);
+                        parse_one(c, files[i], NULL, 0, d);
         strv_free(files, n);
+        return 0;
+}
+
+int config_load_buffer(Config *c, const char *name, const char *buf, size_t len, Diagnostics *d) {
+        config_defaults(c);
+        parse_one(c, name, buf, len, d);
         return 0;
 }
 
 int config_load_file(Config *c, const char *path, Diagnostics *d) {
         config_defaults(c);
-        parse_one(c, path, d);
+        parse_one(c, path, NULL, 0, d);
         return 0;
 }
 

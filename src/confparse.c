@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <ctype.h>
+#include <limits.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <ini.h>
@@ -268,7 +269,6 @@ static int read_bounded(const char *path, char **ret, size_t *ret_len) {
 int conf_parse_file(const char *path, conf_handler h, void *userdata, Diagnostics *d) {
         _cleanup_free_ char *buf = NULL;
         size_t len;
-        Reader r;
         int k;
 
         k = read_bounded(path, &buf, &len);
@@ -276,13 +276,18 @@ int conf_parse_file(const char *path, conf_handler h, void *userdata, Diagnostic
                 diag_add(d, path, 0, "cannot read: %s", k == -EFBIG ? "larger than 1 MiB" : k == -EBADF ? "not a regular file" : strerror(-k));
                 return k;
         }
-        r = (Reader) { .file = path, .buf = buf, .pos = buf, .end = buf + len, .handler = h, .userdata = userdata, .diag = d };
+        conf_parse_buffer(path, buf, len, h, userdata, d);
+        return 0;
+}
+
+void conf_parse_buffer(const char *name, const char *buf, size_t len, conf_handler h, void *userdata, Diagnostics *d) {
+        Reader r = { .file = name, .buf = buf, .pos = buf, .end = buf + len, .handler = h, .userdata = userdata, .diag = d };
+
         /* A UTF-8 byte-order mark, as Notepad writes one, is not part of the first line. */
         if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
                 r.pos += 3;
         /* Our reader already reported every line inih could trip over. */
         (void) ini_parse_stream(reader_next, &r, ini_on_value, &r);
-        return 0;
 }
 
 static int strcmp_ptr(const void *a, const void *b) {
@@ -311,6 +316,14 @@ int conf_list_dir(const char *dir, char ***ret, size_t *n) {
         }
         if (k > 1)
                 qsort(v, k, sizeof(char *), strcmp_ptr);
+        if (k > CONF_MAX_FILES) {
+                size_t more = k - CONF_MAX_FILES;
+                for (size_t i = CONF_MAX_FILES; i < k; i++)
+                        free(v[i]);
+                *ret = v;
+                *n = CONF_MAX_FILES;
+                return (int) (more > INT_MAX ? INT_MAX : more);
+        }
         *ret = v;
         *n = k;
         return 0;

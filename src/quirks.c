@@ -257,6 +257,13 @@ static void on_quirk_section(Loader *l, const char *file, unsigned line, const c
                 diag_add(d, file, line, "quirk id \"%s\" must be letters, digits, '-', '_' or '.', entry ignored", section);
                 return;
         }
+        if (db->n >= CONF_MAX_SECTIONS) {
+                if (!db->too_many)
+                        diag_add(d, file, line, "more than %d quirk entries: this one and those after it are ignored",
+                                 CONF_MAX_SECTIONS);
+                db->too_many = true;
+                return;
+        }
         nq = reallocarray(db->quirks, db->n + 1, sizeof(Quirk));
         if (!nq)
                 return;
@@ -411,7 +418,7 @@ static void quirk_check(Quirk *q, Diagnostics *d) {
                 (void) strv_push(&q->match.drivers, &q->match.n_drivers, strdup("r8169"));
 }
 
-static void db_parse(QuirkDb *db, char **all, size_t n_all, Diagnostics *d);
+static void db_parse(QuirkDb *db, char **all, size_t n_all, const char *buf, size_t len, Diagnostics *d);
 
 int quirk_db_load(QuirkDb *db, const char *const *dirs, size_t n_dirs, Diagnostics *d) {
         return quirk_db_load_except(db, dirs, n_dirs, NULL, d);
@@ -433,6 +440,9 @@ int quirk_db_load_except(QuirkDb *db, const char *const *dirs, size_t n_dirs, co
                         diag_add(d, dirs[i], 0, "cannot list: %s", strerror(-r));
                         continue;
                 }
+                if (r > 0)
+                        diag_add(d, dirs[i], 0, "%d more files than the %d read: those after %s are left out", r,
+                                 CONF_MAX_FILES, files[n - 1]);
                 for (size_t j = 0; j < n; j++) {
                         const char *base = strrchr(files[j], '/') + 1;
                         size_t k;
@@ -463,7 +473,7 @@ int quirk_db_load_except(QuirkDb *db, const char *const *dirs, size_t n_dirs, co
                         all[j] = all[j - 1];
                         all[j - 1] = t;
                 }
-        db_parse(db, all, n_all, d);
+        db_parse(db, all, n_all, NULL, 0, d);
         /* What is left out goes after the overriding: a broken entry in /etc does not bring the shipped file back. */
         for (size_t i = 0; leave_out && i < db->n;) {
                 Quirk *q = &db->quirks[i];
@@ -482,13 +492,16 @@ int quirk_db_load_except(QuirkDb *db, const char *const *dirs, size_t n_dirs, co
         return 0;
 }
 
-/* Parses the files (taken over) into db, in the order given. */
-static void db_parse(QuirkDb *db, char **all, size_t n_all, Diagnostics *d) {
+/* Parses the files (taken over) into db, in the order given; buf: the text of the only one. */
+static void db_parse(QuirkDb *db, char **all, size_t n_all, const char *buf, size_t len, Diagnostics *d) {
         db->files = all;
         for (size_t i = 0; i < n_all; i++) {
                 Loader l = { .db = db, .current = -1, .current_prev = -1, .first_of_file = db->n };
                 db->n_files = i + 1;
-                (void) conf_parse_file(all[i], on_quirk_line, &l, d);
+                if (buf)
+                        conf_parse_buffer(all[i], buf, len, on_quirk_line, &l, d);
+                else
+                        (void) conf_parse_file(all[i], on_quirk_line, &l, d);
                 for (size_t k = l.first_of_file; k < db->n; k++)
                         quirk_check(&db->quirks[k], d);
         }
@@ -505,7 +518,18 @@ int quirk_db_load_files(QuirkDb *db, const char *const *files, size_t n, Diagnos
                         strv_free(all, n_all);
                         return -ENOMEM;
                 }
-        db_parse(db, all, n_all, d);
+        db_parse(db, all, n_all, NULL, 0, d);
+        return 0;
+}
+
+int quirk_db_load_buffer(QuirkDb *db, const char *name, const char *buf, size_t len, Diagnostics *d) {
+        char **all = NULL;
+        size_t n_all = 0;
+
+        *db = (QuirkDb) {};
+        if (strv_push(&all, &n_all, strdup(name)) < 0)
+                return -ENOMEM;
+        db_parse(db, all, n_all, buf, len, d);
         return 0;
 }
 
