@@ -22,6 +22,8 @@ typedef struct LinkSet {
 } LinkSet;
 
 void link_set_done(LinkSet *s);
+/* Indexes s->links by slot and interface name (link_set_rescan does it; a test or fuzzer that builds a set by hand). */
+int link_set_index(LinkSet *s);
 /* The link an interface name belongs to, and which of its interfaces it is (ret_k may be NULL). */
 Link *link_set_find_ifname(const LinkSet *s, const char *ifname, size_t *ret_k);
 Link *link_set_find_slot(const LinkSet *s, const char *slot);

@@ -28,6 +28,14 @@ typedef struct Holder {
         sd_bus_track *track;
 } Holder;
 
+/* A caller's Verify calls in the second that began at window_usec (0: the slot is free). */
+#define VERIFY_CALLERS 32
+typedef struct VerifyBudget {
+        uid_t uid;
+        uint64_t window_usec;
+        unsigned calls;
+} VerifyBudget;
+
 typedef struct Manager {
         const Options *opts;
         Context c;              /* root, backends and policy; c.nics is not used */
@@ -52,10 +60,10 @@ typedef struct Manager {
         PpdName ppd[2];         /* power-profiles-daemon's new and old names */
         Holder *holders;        /* NICs let go of while their caller (an experiment) is on the bus */
         size_t n_holders;
-        uint64_t verify_window_usec; /* Verify by callers other than root: this second's start, and its calls */
-        unsigned verify_calls;
+        VerifyBudget verify[VERIFY_CALLERS]; /* Verify by callers other than root: a second's calls per uid */
         sd_event_source *work;  /* the deferred, coalescing worker */
         sd_event_source *retry; /* a NIC's lock was busy: try again shortly */
+        sd_event_source *trim;  /* after a large message: malloc_trim (manager-bus.c) */
         sd_event_source *link_power_timer; /* one wakeup per sample period for every NIC under dynamic link power */
         int service_lock;       /* <state_dir>/daemon.lock, held while the daemon runs */
         bool rescan;            /* rediscover PCI devices before working */
@@ -84,3 +92,10 @@ void manager_bus_done(Manager *m);
 void manager_bus_nics_changed(Manager *m, const char (*before)[13], size_t n_before);
 /* Tells bus clients what changed: the manager's properties, the NIC list. */
 void manager_bus_changed(Manager *m, const char *property);
+
+/*
+ * The NICs an "as" argument of Apply, Restore or Release names, into selected[] (one per link;
+ * none named: every one), or a D-Bus error: a name longer than a slot or an interface name,
+ * more than 64 names, a NIC not known. Read in place: nothing is copied.
+ */
+int manager_bus_select_links(Manager *m, sd_bus_message *msg, bool *selected, sd_bus_error *error);

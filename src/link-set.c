@@ -56,7 +56,7 @@ static void index_add(const LinkSet *s, NameIndex *ix, index_key key, uint32_t r
         ix->slots[i] = ref + 1;
 }
 
-static int link_set_index(LinkSet *s) {
+int link_set_index(LinkSet *s) {
         size_t n_ifnames = 0;
 
         for (size_t i = 0; i < s->n; i++)

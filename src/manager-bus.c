@@ -6,6 +6,7 @@
  * Reload and Verify. Reading is for anyone; a method that changes something is for root (the bus policy
  * says so too, and the caller's uid is checked here as well).
  */
+#include <malloc.h>
 #include <systemd/sd-bus.h>
 
 #include "log.h"
@@ -58,36 +59,75 @@ static int check_root(sd_bus_message *msg, sd_bus_error *error) {
 }
 
 /* The links the names select (slots, lspci's short ones too, or interface names; none: every one), or an error naming the first unknown one. */
-static int select_names(Manager *m, char **names, bool *selected, sd_bus_error *error) {
+static int select_names(Manager *m, const char *const *names, size_t n, bool *selected, sd_bus_error *error) {
         for (size_t i = 0; i < m->links.n; i++)
-                selected[i] = !names || !names[0];
-        for (char **n = names; n && *n; n++) {
+                selected[i] = n == 0;
+        for (size_t j = 0; j < n; j++) {
                 char slot[PCI_SLOT_LEN];
-                Link *l = pci_slot_normalize(*n, slot) >= 0 ? link_set_find_slot(&m->links, slot) : NULL;
+                Link *l = pci_slot_normalize(names[j], slot) >= 0 ? link_set_find_slot(&m->links, slot) : NULL;
                 size_t k;
 
                 if (!l)
-                        l = link_set_find_ifname(&m->links, *n, &k);
+                        l = link_set_find_ifname(&m->links, names[j], &k);
                 if (!l)
-                        return sd_bus_error_setf(error, "io.github.r8169_tuned1.NoSuchNic", "No Realtek NIC \"%s\".", *n);
+                        return sd_bus_error_setf(error, "io.github.r8169_tuned1.NoSuchNic", "No Realtek NIC \"%s\".", names[j]);
                 selected[l - m->links.links] = true;
         }
         return 0;
 }
 
-/* The same, from a method's "as" argument. */
-static int select_links(Manager *m, sd_bus_message *msg, bool *selected, sd_bus_error *error) {
-        char **names = NULL;
+/*
+ * Memory a large message took (glibc keeps what was freed): given back once the call is over
+ * (security review S12: 30 MB kept after a refused 10 MB name).
+ */
+static int on_trim(sd_event_source *s, void *userdata) {
+        (void) malloc_trim(0);
+        return 0;
+}
+
+static void trim_later(Manager *m) {
+        if (!m->trim && sd_event_add_defer(m->event, &m->trim, on_trim, m) < 0)
+                return;
+        (void) sd_event_source_set_enabled(m->trim, SD_EVENT_ONESHOT);
+}
+
+/*
+ * The same, from a method's "as" argument: read in place, each name no longer than a slot or an
+ * interface name and at most MAX_NAMES of them, refused before anything is copied.
+ */
+#define MAX_NAMES 64
+int manager_bus_select_links(Manager *m, sd_bus_message *msg, bool *selected, sd_bus_error *error) {
+        const char *names[MAX_NAMES];
+        size_t n = 0, bytes = 0;
+        const char *name;
         int r;
 
-        r = sd_bus_message_read_strv(msg, &names);
+        r = sd_bus_message_enter_container(msg, 'a', "s");
         if (r < 0)
                 return r;
-        r = select_names(m, names, selected, error);
-        for (char **n = names; n && *n; n++)
-                free(*n);
-        free(names);
-        return r;
+        while ((r = sd_bus_message_read(msg, "s", &name)) > 0) {
+                size_t len = strlen(name);
+
+                bytes += len;
+                if (len >= IFNAMSIZ && len >= PCI_SLOT_LEN) {
+                        if (bytes > 65536)
+                                trim_later(m);
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                                 "\"%.20s...\" (%zu bytes) is not a NIC: a PCI slot or an interface name.",
+                                                 name, len);
+                }
+                if (n == MAX_NAMES) {
+                        trim_later(m);
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "More than %d NICs named.", MAX_NAMES);
+                }
+                names[n++] = name;
+        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(msg);
+        if (r < 0)
+                return r;
+        return select_names(m, names, n, selected, error);
 }
 
 /*
@@ -161,7 +201,7 @@ static int method_apply(sd_bus_message *msg, void *userdata, sd_bus_error *error
                 return -ENOMEM;
         r = check_root(msg, error);
         if (r >= 0)
-                r = select_links(m, msg, selected, error);
+                r = manager_bus_select_links(m, msg, selected, error);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < m->links.n; i++)
@@ -188,7 +228,7 @@ static int release_links(sd_bus_message *msg, Manager *m, bool hold, sd_bus_erro
                 return -ENOMEM;
         r = check_root(msg, error);
         if (r >= 0)
-                r = select_links(m, msg, selected, error);
+                r = manager_bus_select_links(m, msg, selected, error);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < m->links.n; i++)
@@ -235,6 +275,12 @@ static int method_set_profile(sd_bus_message *msg, void *userdata, sd_bus_error 
                 r = sd_bus_message_read(msg, "s", &name);
         if (r < 0)
                 return r;
+        if (strlen(name) > 32) {
+                trim_later(m);
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "Unknown profile (%zu bytes): expected performance, balanced, powersave, auto, or \"\".",
+                                         strlen(name));
+        }
         if (m->opts->profile)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_NOT_SUPPORTED,
                                          "The service runs with --profile %s, which no run-time profile overrides.", m->opts->profile);
@@ -276,26 +322,37 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 
 /* Every knob that differs from the plan, on the NICs that are not given back: (slot, interface, knob, planned, found, source). */
 /*
- * Verify reads every knob of every NIC in the event loop, and anyone may call it: callers other
- * than root get VERIFY_PER_SECOND calls a second between them, so that a loop of calls cannot
- * keep the service from hotplug, drift and resume.
+ * Verify reads every knob of every NIC in the event loop, and anyone may call it: each caller
+ * other than root (by uid) gets VERIFY_PER_SECOND calls a second, so that a loop of calls can
+ * neither keep the service from hotplug, drift and resume nor refuse Verify to another user. The
+ * table holds VERIFY_CALLERS uids; a new one takes the slot whose second is oldest.
  */
 #define VERIFY_PER_SECOND 20
 
 static int verify_limit(Manager *m, sd_bus_message *msg, sd_bus_error *error) {
         uint64_t now = now_monotonic_usec();
+        VerifyBudget *b = NULL;
         uid_t uid;
 
-        if (sender_uid(msg, &uid) >= 0 && uid == 0)
+        if (sender_uid(msg, &uid) < 0)
+                uid = (uid_t) -1; /* cannot tell: one budget for all such callers */
+        if (uid == 0)
                 return 0;
-        if (now - m->verify_window_usec >= 1000000) {
-                m->verify_window_usec = now;
-                m->verify_calls = 0;
+        for (size_t i = 0; i < VERIFY_CALLERS; i++) {
+                VerifyBudget *v = &m->verify[i];
+                if (v->window_usec != 0 && v->uid == uid) {
+                        b = v;
+                        break;
+                }
+                if (!b || v->window_usec < b->window_usec)
+                        b = v; /* the oldest so far, should this uid have none */
         }
-        if (++m->verify_calls > VERIFY_PER_SECOND)
+        if (b->uid != uid || b->window_usec == 0 || now - b->window_usec >= 1000000)
+                *b = (VerifyBudget) { .uid = uid, .window_usec = now ?: 1 };
+        if (++b->calls > VERIFY_PER_SECOND)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
-                                         "Verify is limited to %u calls a second for callers other than root; try again in a second.",
-                                         VERIFY_PER_SECOND);
+                                         "Verify is limited to %u calls a second for each caller other than root; "
+                                         "try again in a second.", VERIFY_PER_SECOND);
         return 0;
 }
 

@@ -491,6 +491,7 @@ static void manager_free(Manager *m) {
         sd_event_source_unref(m->link_power_timer);
         link_env_done(&m->env);
         sd_event_source_unref(m->retry);
+        sd_event_source_unref(m->trim);
         closep(&m->service_lock);
         sd_event_source_unref(m->work);
         sd_event_source_unref(m->rtnl_source);
