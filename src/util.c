@@ -198,6 +198,10 @@ const char *closest_word(const char *word, const char *const *candidates, size_t
         const char *found = NULL;
 
         for (size_t i = 0; i < n; i++) {
+                size_t lw = strlen(word), lc = strlen(candidates[i]);
+                /* The distance is at least the difference in length: most candidates need no table. */
+                if ((lw > lc ? lw - lc : lc - lw) > limit)
+                        continue;
                 size_t dist = edit_distance(word, candidates[i]);
                 if (dist < best) {
                         best = dist;
