@@ -255,7 +255,7 @@ eq "large arguments: refused" "InvalidArgs InvalidArgs InvalidArgs" "$(echo $out
 sleep 0.5
 rss_after=$(rss)
 echo "service RSS: $rss_before kB before the large calls, $rss_after kB after"
-[[ -n ${R8T_SANITIZED:-} ]] || { (( rss_after < rss_before + 8192 )) && ok || fail "RSS $rss_before -> $rss_after kB: kept"; }
+[[ -n ${R8T_SANITIZED:-} ]] || { (( rss_after < rss_before + 1536 )) && ok || fail "RSS $rss_before -> $rss_after kB: kept"; }
 
 daemon_stop
 eq "stop: exit" 0 "$DRC"
