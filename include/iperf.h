@@ -44,7 +44,8 @@ int iperf_binary_trusted(const char *path, char *err, size_t size);
  * Runs one test. The child holds no privilege: run as root, it runs as "nobody" (no groups,
  * no new privileges), with only PATH and LC_ALL in its environment and no descriptor but its
  * standard three; it is killed with its process group if it outlives its length by
- * IPERF_GRACE_S (-ETIMEDOUT; iperf3 gives up connecting after 3 s by itself). -EINTR when
+ * IPERF_GRACE_S (-ETIMEDOUT; iperf3 gives up connecting after 3 s by itself), and whatever it
+ * left running is killed when it ends (the caller becomes a child subreaper). -EINTR when
  * *interrupted became true meanwhile (the child is stopped), other errors with err, which is
  * printable (iperf3's own error text included: it is a network peer's doing).
  */

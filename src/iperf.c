@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <ctype.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <json-c/json.h>
@@ -8,6 +10,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "iperf.h"
@@ -177,6 +180,52 @@ int iperf_binary_trusted(const char *path, char *err, size_t size) {
         }
 }
 
+/*
+ * What the child left running behind it (a helper it started in a session of its own, which
+ * the group kill misses): reparented to us, the subreaper, and killed and reaped here. Our only
+ * children are the runner's.
+ */
+static void reap_orphans(void) {
+        pid_t self = getpid();
+
+        for (unsigned round = 0; round < 100; round++) {
+                _cleanup_closedir_ DIR *d = opendir("/proc");
+                bool any = false;
+
+                if (!d)
+                        return;
+                for (struct dirent *de; (de = readdir(d));) {
+                        char path[300], buf[512];
+                        const char *close_paren;
+                        ssize_t k;
+                        int ppid, fd;
+
+                        if (!isdigit((unsigned char) de->d_name[0]))
+                                continue;
+                        snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+                        fd = open(path, O_RDONLY | O_CLOEXEC);
+                        if (fd < 0)
+                                continue;
+                        k = read(fd, buf, sizeof(buf) - 1);
+                        close(fd);
+                        if (k <= 0)
+                                continue;
+                        buf[k] = 0;
+                        /* "pid (comm) state ppid ...": comm may hold anything, up to the last ')'. */
+                        close_paren = strrchr(buf, ')');
+                        if (close_paren && sscanf(close_paren + 1, " %*c %d", &ppid) == 1 && ppid == self) {
+                                (void) kill(atoi(de->d_name), SIGKILL);
+                                any = true;
+                        }
+                }
+                while (waitpid(-1, NULL, WNOHANG) > 0)
+                        ;
+                if (!any)
+                        return;
+                nanosleep(&(struct timespec) { .tv_nsec = 10 * 1000 * 1000 }, NULL);
+        }
+}
+
 /* Collects the child's output until it closes it, the deadline passes or someone interrupts. */
 static int collect(int fd, uint64_t deadline, volatile sig_atomic_t *interrupted, char **buf, size_t *len) {
         size_t alloc = 0;
@@ -225,11 +274,14 @@ int iperf_run(const IperfRequest *req, volatile sig_atomic_t *interrupted, Iperf
         _cleanup_free_ char *out = NULL;
         IperfResult res;
         int fds[2], status = 0, r;
+        bool subreaper;
         size_t len = 0;
         pid_t pid;
 
         if (pipe2(fds, O_CLOEXEC) < 0)
                 return -errno;
+        /* Whatever the child leaves behind comes back to us, not to init (reap_orphans). */
+        subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) >= 0;
         pid = fork();
         if (pid < 0) {
                 r = -errno;
@@ -248,6 +300,8 @@ int iperf_run(const IperfRequest *req, volatile sig_atomic_t *interrupted, Iperf
                 (void) kill(-pid, SIGKILL); /* the group: an iperf3 behind a wrapper goes too */
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                 ;
+        if (subreaper)
+                reap_orphans();
         if (r == -ETIMEDOUT)
                 snprintf(err, size, "iperf3 did not finish within %u s of its %u s test; stopped", IPERF_GRACE_S, req->seconds);
         if (r < 0)

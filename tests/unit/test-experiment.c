@@ -338,6 +338,7 @@ static void test_iperf_run(void **state) {
               "env) bps=$(env | grep -cv '^PWD=')e6; [ \"$PATH\" = /usr/sbin:/usr/bin:/sbin:/bin ] || bps=99e6;;\n"
               "fd*) [ -e /proc/$$/fd/${2#fd} ] && bps=1e6 || bps=2e6;;\n"
               "nnp) bps=$(awk '/^NoNewPrivs:/ { print $2 }' /proc/$$/status)e6;;\n"
+              "orphan) setsid sleep 300 </dev/null >/dev/null 2>&1 & bps=$!e6;;\n"
               "escape) printf '{\"error\": \"bad\\\\u001b[2Jthing\\\\nhere\"}\\n'; exit 1;;\n"
               "esac\n"
               "echo \"{\\\"end\\\":{\\\"sum_received\\\":{\\\"bits_per_second\\\":$bps}}}\"\n", f);
@@ -379,6 +380,18 @@ static void test_iperf_run(void **state) {
                 assert_int_equal(iperf_run(&req, NULL, &r, err, sizeof(err)), 0);
                 assert_true(fabs(r.mbps - 2) < 1e-9);
                 close(fd);
+        }
+        /* A helper the child started in a session of its own (which the group kill misses) is
+         * killed and reaped too (security review S14: six were left running). */
+        {
+                pid_t orphan;
+
+                req.host = "orphan";
+                assert_int_equal(iperf_run(&req, NULL, &r, err, sizeof(err)), 0);
+                orphan = (pid_t) lround(r.mbps);
+                assert_true(orphan > 1);
+                assert_int_equal(kill(orphan, 0), -1);
+                assert_int_equal(errno, ESRCH);
         }
         /* iperf3's own error text is a network peer's: it comes out without its control characters. */
         req.host = "escape";
