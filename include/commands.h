@@ -31,6 +31,9 @@ int service_take_back_nic(sd_bus *bus, const char *name);
 int service_nic_released(sd_bus *bus, const char *slot);
 /* The running service's verdict in one line (for status); false when no service answers. */
 bool verify_summary_service(const Options *o, char *buf, size_t size);
+/* After an Apply through the service: every knob of the NICs named that is not as planned, said
+ * as an error each; how many, or -errno when the service did not answer. */
+int verify_service_failures(sd_bus *bus, const Options *o);
 int cmd_diagnose(const Options *o);
 int cmd_knobs(const Options *o);
 int cmd_metrics(const Options *o);

@@ -78,6 +78,8 @@ void manager_do(Manager *m, Link *l, bool was_active, LinkWork w);
 /* Work for every NIC, or one, at the next idle moment. */
 void manager_schedule(Manager *m);
 void manager_mark_dirty(Manager *m, Link *l);
+/* An apply of this NIC now, before the caller goes on (Apply over D-Bus answers after it); queued while a rescan is due. */
+void manager_apply_now(Manager *m, Link *l);
 /* Resolves the profile again (power source, runtime choice); says so and marks everything when it changed. */
 void manager_update_profile(Manager *m);
 /* Reads the configuration again, leaving out files with problems, and re-applies. */

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <limits.h>
 #include <net/if.h>
 #include <systemd/sd-bus.h>
 
@@ -188,6 +189,23 @@ static int verify_service(sd_bus *bus, const Options *o, Verdict *vd, char **pro
                 vd->n_nics = (size_t) o->n_args;
         vd->profile = *profile;
         return 0;
+}
+
+int verify_service_failures(sd_bus *bus, const Options *o) {
+        _cleanup_free_ char *profile = NULL;
+        Verdict vd = {};
+        int r;
+
+        r = verify_service(bus, o, &vd, &profile);
+        for (size_t i = 0; r >= 0 && i < vd.n; i++)
+                log_error("%s (%s) %s: planned %s, found %s (%s): not in force (journalctl -u r8169-tuned says why).",
+                          vd.v[i].ifname[0] ? vd.v[i].ifname : "-", vd.v[i].slot, vd.v[i].knob, vd.v[i].planned, vd.v[i].found,
+                          vd.v[i].source);
+        if (r >= 0)
+                r = (int) (vd.n > INT_MAX ? INT_MAX : vd.n);
+        free(vd.v);
+        diag_done(&vd.problems);
+        return r;
 }
 
 /* The running service's verdict in one line, for status; false when no service answers. */

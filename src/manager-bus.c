@@ -211,7 +211,8 @@ static int method_apply(sd_bus_message *msg, void *userdata, sd_bus_error *error
                         if (l->released)
                                 log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, &l->nic, 0, "taken back on request; applying");
                         l->released = false;
-                        manager_mark_dirty(m, l);
+                        /* Done before the answer: a caller (r8169-tuned apply) asks Verify next what did not hold. */
+                        manager_apply_now(m, l);
                         n++;
                 }
         manager_schedule(m);

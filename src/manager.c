@@ -200,6 +200,12 @@ static void manager_work_link(Manager *m, Link *l) {
         manager_do(m, l, was, w & ~LINK_WORK_NOW); /* it is at work now */
 }
 
+void manager_apply_now(Manager *m, Link *l) {
+        manager_mark_dirty(m, l);
+        if (m->running && !m->rescan)
+                manager_work_link(m, l);
+}
+
 static int on_work(sd_event_source *s, void *userdata) {
         Manager *m = userdata;
 

@@ -74,6 +74,15 @@ echo 0 >"$gro"
 run verify --json
 eq "verify: the change by hand" "1 gro_flush_timeout 20000 0" "$rc $(jq -r '.differences[0] | "\(.knob) \(.planned) \(.found)"' <<<"$out")"
 python3 "$SRCDIR/tests/validate-json.py" "$SRCDIR/schema/r8169-tuned.schema.json" verify <<<"$out" && ok || fail "verify --json (service)"
+# apply through the service names a write that did not hold and exits 1, as apply without the
+# service does (issue 33, ux-findings H3: "applies the plan to 1 NIC", exit 0).
+mount --bind "$gro" "$gro"
+cleanup_hooks+=("umount $gro 2>/dev/null")
+mount -o remount,ro,bind "$gro"
+run apply
+umount "$gro"
+eq "apply, a write that fails: exit" 1 "$rc"
+contains "apply, a write that fails: the knob named" "enp2s0 (0000:02:00.0) gro_flush_timeout: planned 20000, found 0" "$out"
 
 # restore through the service: originals back, the NIC left alone (drift too) until apply.
 run apply
@@ -186,6 +195,16 @@ eq "nobody: verifies" 0 "$rc"
 [[ $rc2 -ne 0 ]] && ok || fail "nobody: SetProfile was allowed"
 contains "nobody: refused" "ccess denied" "$out"
 eq "nobody: nothing changed" performance "$(prop "$OBJ" "$IFACE" ActiveProfile)"
+# Any user finds the service by its bus name, as root does, though its lock file is root's
+# (issue 33, ux-findings H1: a user saw "the service is not running" and a verdict computed on
+# their own): verify and profile say what root is told.
+for cmd in "--json verify" "profile"; do
+        # shellcheck disable=SC2086
+        want=$(cli $cmd 2>&1 || true)
+        # shellcheck disable=SC2086
+        got=$(as_nobody "$R8T" --state-dir "$TMP/state" $cmd 2>&1 || true)
+        eq "nobody: $cmd through the service, as root" "$want" "$got"
+done
 # Verify reads every knob in the service's event loop and anyone may call it, but not without
 # end: 40 calls in a row over one connection, some refused (LimitsExceeded); root is not limited.
 out=$(as_nobody /usr/bin/python3 - 2>&1 <<'EOF'
