@@ -19,9 +19,16 @@ typedef struct Difference {
         char slot[PCI_SLOT_LEN], ifname[IFNAMSIZ], knob[32], planned[KNOB_VALUE_MAX], found[64], source[160];
 } Difference;
 
+/* A NIC the service gave back (restore) and leaves alone until apply. */
+typedef struct GivenBack {
+        char slot[PCI_SLOT_LEN], ifname[IFNAMSIZ];
+} GivenBack;
+
 typedef struct Verdict {
         Difference *v;
         size_t n;
+        GivenBack *given_back;
+        size_t n_given_back;
         Diagnostics problems;
         const char *profile;  /* NULL: not known (the service answered) */
         size_t n_nics;
@@ -45,7 +52,27 @@ static int verdict_add(Verdict *vd, const char *slot, const char *ifname, const 
         return 0;
 }
 
-static bool verdict_ok(const Verdict *vd) { return vd->n == 0 && vd->problems.n == 0; }
+static int verdict_add_given_back(Verdict *vd, const char *slot, const char *ifname) {
+        GivenBack *g = reallocarray(vd->given_back, vd->n_given_back + 1, sizeof(GivenBack));
+
+        if (!g)
+                return -ENOMEM;
+        vd->given_back = g;
+        g = &g[vd->n_given_back++];
+        *g = (GivenBack) {};
+        strscpy(g->slot, sizeof(g->slot), slot);
+        strscpy(g->ifname, sizeof(g->ifname), ifname ?: "");
+        return 0;
+}
+
+static void verdict_done(Verdict *vd) {
+        free(vd->v);
+        free(vd->given_back);
+        diag_done(&vd->problems);
+}
+
+/* A NIC given back is not as planned: nothing says so on it, and a check must not pass it (ux-findings H5). */
+static bool verdict_ok(const Verdict *vd) { return vd->n == 0 && vd->n_given_back == 0 && vd->problems.n == 0; }
 
 static void verify_json(const Verdict *vd) {
         JsonWriter w = json_writer(stdout);
@@ -69,6 +96,15 @@ static void verify_json(const Verdict *vd) {
                 json_object_end(&w);
         }
         json_array_end(&w);
+        json_key(&w, "given_back");
+        json_array_begin(&w);
+        for (size_t i = 0; i < vd->n_given_back; i++) {
+                json_object_begin(&w);
+                json_kv_str(&w, "slot", vd->given_back[i].slot);
+                json_kv_str(&w, "interface", vd->given_back[i].ifname[0] ? vd->given_back[i].ifname : NULL);
+                json_object_end(&w);
+        }
+        json_array_end(&w);
         report_config_problems_json(&w, &vd->problems);
         json_object_end(&w);
         json_end(&w);
@@ -78,11 +114,18 @@ static void verify_text(const Verdict *vd) {
         for (size_t i = 0; i < vd->n; i++)
                 printf("%s (%s) %s: planned %s, found %s (%s)\n", vd->v[i].ifname[0] ? vd->v[i].ifname : "-", vd->v[i].slot,
                        vd->v[i].knob, vd->v[i].planned, vd->v[i].found, vd->v[i].source);
+        for (size_t i = 0; i < vd->n_given_back; i++)
+                printf("%s (%s): given back by \"restore\"; the service leaves it alone until \"r8169-tuned apply\".\n",
+                       vd->given_back[i].ifname[0] ? vd->given_back[i].ifname : "-", vd->given_back[i].slot);
         for (size_t i = 0; i < vd->problems.n; i++)
                 printf("%s\n", vd->problems.msgs[i]);
         if (verdict_ok(vd))
                 printf("OK: every knob of %zu NIC%s is as planned (profile %s).\n", vd->n_nics, vd->n_nics == 1 ? "" : "s",
                        vd->profile);
+        else if (vd->n_given_back > 0)
+                printf("%zu knob%s differ%s from the plan; %zu NIC%s given back; %zu problem%s in configuration or quirk files.\n",
+                       vd->n, vd->n == 1 ? "" : "s", vd->n == 1 ? "s" : "", vd->n_given_back, vd->n_given_back == 1 ? "" : "s",
+                       vd->problems.n, vd->problems.n == 1 ? "" : "s");
         else
                 printf("%zu knob%s differ%s from the plan; %zu problem%s in configuration or quirk files.\n", vd->n,
                        vd->n == 1 ? "" : "s", vd->n == 1 ? "s" : "", vd->problems.n, vd->problems.n == 1 ? "" : "s");
@@ -161,6 +204,21 @@ static int verify_service(sd_bus *bus, const Options *o, Verdict *vd, char **pro
         if (r >= 0)
                 r = sd_bus_get_property_strv(bus, "io.github.r8169_tuned1", "/io/github/r8169_tuned1",
                                              "io.github.r8169_tuned1.Manager", "Nics", NULL, &nics);
+        for (char **n = nics; r >= 0 && n && *n; n++) {
+                _cleanup_free_ char *nslot = NULL, *nif = NULL, *state = NULL;
+                bool wanted = o->n_args == 0;
+                char s[PCI_SLOT_LEN];
+
+                if (sd_bus_get_property_string(bus, "io.github.r8169_tuned1", *n, "io.github.r8169_tuned1.Nic", "State", NULL, &state) < 0 ||
+                    !streq(state, "released") ||
+                    sd_bus_get_property_string(bus, "io.github.r8169_tuned1", *n, "io.github.r8169_tuned1.Nic", "Slot", NULL, &nslot) < 0 ||
+                    sd_bus_get_property_string(bus, "io.github.r8169_tuned1", *n, "io.github.r8169_tuned1.Nic", "Interface", NULL, &nif) < 0)
+                        continue;
+                for (int a = 0; a < o->n_args; a++)
+                        wanted |= streq(o->args[a], nif) || (pci_slot_normalize(o->args[a], s) >= 0 && streq(s, nslot));
+                if (wanted && verdict_add_given_back(vd, nslot, nif) < 0)
+                        return log_oom();
+        }
         for (int a = 0; r >= 0 && a < o->n_args; a++) {
                 bool known = false;
                 char s[PCI_SLOT_LEN];
@@ -203,8 +261,7 @@ int verify_service_failures(sd_bus *bus, const Options *o) {
                           vd.v[i].source);
         if (r >= 0)
                 r = (int) (vd.n > INT_MAX ? INT_MAX : vd.n);
-        free(vd.v);
-        diag_done(&vd.problems);
+        verdict_done(&vd);
         return r;
 }
 
@@ -224,12 +281,16 @@ bool verify_summary_service(const Options *o, char *buf, size_t size) {
                 snprintf(buf, size, "the service did not answer (r8169-tuned verify says more)");
         else if (verdict_ok(&vd))
                 snprintf(buf, size, "every knob is as planned (profile %s, by the running service)", vd.profile);
+        else if (vd.n_given_back > 0 && vd.n == 0 && vd.problems.n == 0)
+                snprintf(buf, size, "%zu NIC%s given back by \"restore\" and left alone (profile %s, by the running service): "
+                         "\"r8169-tuned apply\" takes %s back", vd.n_given_back, vd.n_given_back == 1 ? "" : "s", vd.profile,
+                         vd.n_given_back == 1 ? "it" : "them");
         else
-                snprintf(buf, size, "%zu knob%s differ%s from the plan, %zu configuration problem%s (profile %s, by the running "
-                         "service): r8169-tuned verify", vd.n, vd.n == 1 ? "" : "s", vd.n == 1 ? "s" : "", vd.problems.n,
+                snprintf(buf, size, "%zu knob%s differ%s from the plan, %zu NIC%s given back, %zu configuration problem%s "
+                         "(profile %s, by the running service): r8169-tuned verify", vd.n, vd.n == 1 ? "" : "s",
+                         vd.n == 1 ? "s" : "", vd.n_given_back, vd.n_given_back == 1 ? "" : "s", vd.problems.n,
                          vd.problems.n == 1 ? "" : "s", vd.profile);
-        free(vd.v);
-        diag_done(&vd.problems);
+        verdict_done(&vd);
         return true;
 }
 
@@ -251,7 +312,6 @@ int cmd_verify(const Options *o) {
         ret = r >= 0 && verdict_ok(&vd) ? 0 : 1;
         if (here)
                 context_done(&c);
-        free(vd.v);
-        diag_done(&vd.problems);
+        verdict_done(&vd);
         return ret;
 }

@@ -96,8 +96,15 @@ ethtool -K enp2s0 sg off >/dev/null
 ethtool -K enp2s0 sg on >/dev/null
 sleep 0.5
 eq "released: no drift handling" "on 0" "$(feature enp2s0 scatter-gather) $(cat "$gro")"
+# A NIC given back is not as planned, and verify and status say so with the way back
+# (issue 33, ux-findings H5: verify exited 0 and status said "every knob is as planned").
 run verify
-eq "released: verify leaves it out" 0 "$rc"
+eq "released: verify exit" 1 "$rc"
+contains "released: verify says so" 'enp2s0 (0000:02:00.0): given back by "restore"; the service leaves it alone until "r8169-tuned apply".' "$out"
+not_contains "released: its knobs are not differences" "gro_flush_timeout" "$out"
+run verify --json
+eq "released: verify --json" "false 0000:02:00.0 0" "$(jq -r '"\(.ok) \(.given_back[0].slot) \(.differences | length)"' <<<"$out")"
+python3 "$SRCDIR/tests/validate-json.py" "$SRCDIR/schema/r8169-tuned.schema.json" verify <<<"$out" && ok || fail "verify --json, given back"
 run apply enp2s0
 wait_for 10 file_is "$gro" 20000 && ok || fail "apply: not taken back"
 eq "apply: tso off again, tuned" "off tuned" "$(feature enp2s0 tcp-segmentation-offload) $(prop "$nic_obj" "$NAME.Nic" State)"
