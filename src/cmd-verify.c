@@ -119,7 +119,9 @@ static void verify_text(const Verdict *vd) {
                        vd->given_back[i].ifname[0] ? vd->given_back[i].ifname : "-", vd->given_back[i].slot);
         for (size_t i = 0; i < vd->problems.n; i++)
                 printf("%s\n", vd->problems.msgs[i]);
-        if (verdict_ok(vd))
+        if (verdict_ok(vd) && vd->n_nics == 0)
+                printf("OK: no Realtek NIC here; nothing to verify.\n");
+        else if (verdict_ok(vd))
                 printf("OK: every knob of %zu NIC%s is as planned (profile %s).\n", vd->n_nics, vd->n_nics == 1 ? "" : "s",
                        vd->profile);
         else if (vd->n_given_back > 0)

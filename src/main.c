@@ -271,6 +271,8 @@ int main(int argc, char *argv[]) {
         /* A state directory of its own (a test, a second instance) keeps what outlives a reboot there too. */
         o.lib_dir = streq(o.state_dir, "/run/r8169-tuned") ? "/var/lib/r8169-tuned" : o.state_dir;
         cmd = optind < argc ? argv[optind] : "status";
+        if (streq(cmd, "help")) /* as systemctl and networkctl take it */
+                return help(), 0; /* "help" */
         o.args = argv + optind + (optind < argc);
         o.n_args = argc - optind - (optind < argc);
         for (size_t i = 0; i < ELEMENTSOF(commands); i++) {
@@ -282,12 +284,23 @@ int main(int argc, char *argv[]) {
                         return usage_error("%s takes no arguments (\"%s\" given).", cmd, o.args[0]);
                 if (o.persist && commands[i].run != cmd_profile)
                         return usage_error("--persist is for profile only.");
+                if (o.persist && o.n_args == 0)
+                        return usage_error("--persist writes the profile named: r8169-tuned profile NAME --persist.");
                 if ((o.server || o.n_knobs || o.rounds || o.seconds || o.idle_seconds || o.direction || o.write_config || o.report ||
                      o.iperf3) &&
                     commands[i].run != cmd_experiment)
                         return usage_error("--server, --knob, --rounds, --seconds, --idle-seconds, --direction, --write-config, "
                                            "--report and --iperf3 are for experiment only.");
                 return commands[i].run(&o);
+        }
+        {
+                const char *names[ELEMENTSOF(commands)], *guess;
+
+                for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+                        names[i] = commands[i].name;
+                guess = closest_word(cmd, names, ELEMENTSOF(commands));
+                if (guess)
+                        return usage_error("Unknown command \"%s\"; did you mean \"%s\"?", cmd, guess);
         }
         return usage_error("Unknown command \"%s\".", cmd);
 }

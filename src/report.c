@@ -801,8 +801,8 @@ static void plan_nic_text(FILE *f, const PlanReport *r, const NicPlan *p) {
                 fputs("  nothing to change\n", f);
         if (p->n_held > 0)
                 fputs("  held back: what the performance profile would change here, at a cost in idle power;\n"
-                      "    to have it: r8169-tuned --profile performance apply (once), or profile = performance\n"
-                      "    in " CONFIG_DEFAULT_PATH " (for good)\n", f);
+                      "    to have it: r8169-tuned profile performance (the running service, until it stops;\n"
+                      "    with --persist for good), or r8169-tuned --profile performance apply (once, without the service)\n", f);
         plan_suggestions_hint(f, p);
 }
 
