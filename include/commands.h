@@ -22,6 +22,13 @@ int service_bus_open(const Options *o, sd_bus **ret);
 /* The service of that state directory, whatever the options: for the experiment, which must never race it. */
 int service_bus_connect(const char *state_dir, sd_bus **ret);
 int service_apply(sd_bus *bus, const Options *o);
+/*
+ * What the running service decides its profile from, into c: its run-time choice (SetProfile,
+ * "r8169-tuned profile") and the desktop's profile (profile = auto); the profile is then resolved
+ * as the service does. So plan, status, metrics and diagnose show the profile in force
+ * (ux-findings H2). Nothing without the service, or with --profile: false.
+ */
+bool service_follow_profile(Context *c);
 int service_restore(sd_bus *bus, const Options *o);
 int service_reload(sd_bus *bus, const Options *o);
 /* experiment: the service lets go of one NIC (Restore) and takes it back (Apply); 0 or -errno, said. */

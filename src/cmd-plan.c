@@ -15,6 +15,7 @@ int cmd_plan(const Options *o) {
 
         if (context_open_selected(&c, o, true, &selected) < 0)
                 goto out;
+        (void) service_follow_profile(&c);
         plans = calloc(c.nics.n + 1, sizeof(NicPlan));
         if (!plans)
                 goto out;
@@ -24,7 +25,7 @@ int cmd_plan(const Options *o) {
                         continue;
                 context_plan_nic(&c, &c.nics.nics[i], current, &plans[n++]);
         }
-        PlanReport r = { .configured = o->profile ? profile_from_string(o->profile) : c.config.profile,
+        PlanReport r = { .configured = context_configured_profile(&c),
                          .from_config = c.config.profile, .override = o->profile,
                          .profile = c.profile, .power = c.machine.power, .kernel = &c.machine.kernel, .plans = plans, .n = n };
         if (o->json)

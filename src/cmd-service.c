@@ -41,6 +41,24 @@ int service_bus_connect(const char *state_dir, sd_bus **ret) {
         return 0;
 }
 
+bool service_follow_profile(Context *c) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_free_ char *profile = NULL, *source = NULL, *desktop = NULL;
+
+        if (c->opts->profile || service_bus_open(c->opts, &bus) < 0)
+                return false;
+        if (sd_bus_get_property_string(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, "Profile", NULL, &profile) < 0 ||
+            sd_bus_get_property_string(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, "ProfileSource", NULL, &source) < 0 ||
+            sd_bus_get_property_string(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, "DesktopProfile", NULL, &desktop) < 0)
+                return false;
+        /* The configuration is read here as the service read it; what only the service knows is taken from it. */
+        if (!streq(source, "configuration"))
+                c->runtime_profile = profile_from_string(profile);
+        c->desktop_profile = desktop[0] ? profile_from_string(desktop) : _PROFILE_INVALID;
+        (void) context_update_profile(c);
+        return true;
+}
+
 static int append_args(sd_bus_message *m, const Options *o) {
         int r = sd_bus_message_open_container(m, 'a', "s");
         for (int i = 0; r >= 0 && i < o->n_args; i++)

@@ -55,8 +55,9 @@ int cmd_status(const Options *o) {
                 context_done(&c);
                 return 1;
         }
-        /* For the verdict and the problems, which status shows itself. */
+        /* For the verdict and the problems, which status shows itself; the profile the service holds. */
         context_load_policy_quiet(&c);
+        (void) service_follow_profile(&c);
         s = calloc(c.nics.n ?: 1, sizeof(NicStatus));
         if (!s) {
                 context_done(&c);
@@ -112,6 +113,7 @@ int cmd_metrics(const Options *o) {
 
         if (context_open_selected(&c, o, true, &selected) < 0)
                 goto out;
+        (void) service_follow_profile(&c);
         m = calloc(c.nics.n ?: 1, sizeof(NicMetrics));
         if (!m)
                 goto out;

@@ -61,6 +61,14 @@ run profile powersave
 eq "profile switch: exit" 0 "$rc"
 eq "profile switch: in force" "powersave runtime" "$(prop "$OBJ" "$IFACE" ActiveProfile) $(prop "$OBJ" "$IFACE" ProfileSource)"
 wait_for 10 bash -c "journalctl -D $JOURNAL_DIR -o cat | grep -q 'Profile powersave'" && ok || fail "profile switch: not logged"
+# Every command shows the profile the service holds (issue 33, ux-findings H2: metrics, plan and
+# diagnose said performance under the service's powersave).
+run plan
+contains "plan: the service's profile" "Profile: powersave" "$out"
+run metrics
+contains "metrics: the service's profile" 'profile="powersave"' "$out"
+run diagnose
+contains "diagnose: the service's profile" "profile: powersave" "$out"
 run profile fast
 eq "profile: unknown name is a usage error" 2 "$rc"
 busctl call "$NAME" "$OBJ" "$IFACE" SetProfile s "" >/dev/null
