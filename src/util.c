@@ -386,6 +386,8 @@ const char *write_file_refusal(int r) {
                 return "it is a directory";
         case -ENOTDIR:
                 return "its directory is not a directory";
+        case -EACCES:
+                return "its directory is not writable";
         default:
                 return strerror(-r);
         }

@@ -243,6 +243,14 @@ rc=$?
 set -e
 eq "no server: exit 1" 1 "$rc"
 contains "no server: iperf3's own words" "10.77.0.2:5999" "$out"
+# A name that does not resolve is said as such (issue 33, ux-findings L2: iperf3's "Resource
+# temporarily unavailable").
+set +e
+out=$(r8t_ns experiment --server nosuchhost.invalid --knob clkpm=0 --seconds 1 2>&1)
+rc=$?
+set -e
+eq "unresolvable server: exit 1" 1 "$rc"
+contains "unresolvable server: said" "Cannot resolve nosuchhost.invalid" "$out"
 as_found "after a failed start"
 fxi=$(fixture intel-only)
 set +e
