@@ -22,6 +22,7 @@ typedef struct Options {
         bool json;
         bool show_mac;           /* diagnose: print MAC addresses, which it redacts otherwise */
         bool persist;            /* profile: also write it to a drop-in */
+        bool reset;              /* profile: drop the run-time choice (with persist: the drop-in too) */
         /* experiment */
         const char *server;      /* HOST[:PORT] of an iperf3 server */
         const char **knobs;      /* --knob K=V[,K=V], each a candidate; NULL: the default list */

@@ -209,7 +209,8 @@ static int profile_show_bus(sd_bus *bus) {
         for (size_t i = 0; r >= 0 && i < 4; i++)
                 r = sd_bus_get_property_string(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, props[i], NULL, &v[i]);
         if (r >= 0)
-                printf("%s (%s: %s, power: %s)\n", v[2], v[1], v[0], v[3]);
+                printf("%s (%s: %s, power: %s)%s\n", v[2], v[1], v[0], v[3],
+                       streq(v[1], "runtime") ? "; \"r8169-tuned profile --reset\" goes back to the configured one" : "");
         for (size_t i = 0; i < 4; i++)
                 free(v[i]);
         return r < 0 ? log_error_errno(r, "Cannot read the service's profile: %m"), 1 : 0;
@@ -239,6 +240,46 @@ static int profile_persist(const Options *o, const char *name) {
         return 0;
 }
 
+/* --reset --persist: the drop-in --persist wrote goes; a profile set elsewhere stays in force. */
+static int profile_unpersist(const Options *o) {
+        _cleanup_free_ char *path = NULL;
+        const char *conf = o->config ?: CONFIG_DEFAULT_PATH;
+
+        if (asprintf(&path, "%s.d/" PROFILE_DROPIN, conf) < 0)
+                return log_oom();
+        if (unlink(path) >= 0)
+                log_info("Removed %s.", path);
+        else if (errno == ENOENT)
+                log_info("No %s: \"r8169-tuned profile NAME --persist\" had not written one.", path);
+        else
+                return log_error_errno(errno, "Cannot remove %s: %m", path);
+        return 0;
+}
+
+/* profile --reset: the run-time choice goes and the configured profile is in force again (with
+ * --persist, the service first reads the files without the drop-in). */
+static int profile_reset(const Options *o, sd_bus *bus) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        if (o->persist && profile_unpersist(o) < 0)
+                return 1;
+        if (!bus) {
+                if (!o->persist)
+                        log_info("r8169-tuned.service is not running: there is no run-time profile to drop.");
+                return 0;
+        }
+        if (o->persist && service_reload(bus, o) != 0)
+                return 1;
+        r = sd_bus_call_method(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, "SetProfile", &error, NULL, "s", "");
+        if (r < 0) {
+                log_error("SetProfile through r8169-tuned.service: %s", error.message ?: strerror(-r));
+                sd_bus_error_free(&error);
+                return 1;
+        }
+        return profile_show_bus(bus);
+}
+
 int cmd_profile(const Options *o) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -248,6 +289,8 @@ int cmd_profile(const Options *o) {
 
         if (o->n_args > 1)
                 return log_error("profile takes one profile name. See r8169-tuned --help."), 2;
+        if (o->reset)
+                return profile_reset(o, service ? bus : NULL);
         if (name && profile_from_string(name) < 0)
                 return log_error("Unknown profile \"%s\": expected performance, balanced, powersave or auto.", name), 2;
         if (!name) {

@@ -45,6 +45,7 @@ static void help(void) {
                "     --log-target TARGET  auto, journal or stderr\n"
                "     --show-mac         diagnose: show MAC addresses (redacted otherwise)\n"
                "     --persist          profile: also write it to a drop-in, for every start\n"
+               "     --reset            profile: back to the configured profile (with --persist: remove that drop-in)\n"
                "\nexperiment options:\n"
                "     --server HOST[:PORT]  The iperf3 server (\"iperf3 -s\" on another machine)\n"
                "     --knob K=V[,K=V]   Measure this change (repeatable) instead of the default list\n"
@@ -99,7 +100,7 @@ static int usage_error(const char *fmt, ...) {
 }
 
 enum { ARG_VERSION = 0x100, ARG_JSON, ARG_SYSFS, ARG_KERNEL_LOG, ARG_LOG_LEVEL, ARG_CONFIG, ARG_QUIRKS, ARG_PROFILE, ARG_STATE_DIR,
-       ARG_FAULT, ARG_LOG_TARGET, ARG_KERNEL_RELEASE, ARG_SHOW_MAC, ARG_PERSIST,
+       ARG_FAULT, ARG_LOG_TARGET, ARG_KERNEL_RELEASE, ARG_SHOW_MAC, ARG_PERSIST, ARG_RESET,
        ARG_SERVER, ARG_KNOB, ARG_ROUNDS, ARG_SECONDS, ARG_IDLE_SECONDS, ARG_DIRECTION, ARG_WRITE_CONFIG, ARG_REPORT, ARG_IPERF3 };
 
 static const struct option options[] = {
@@ -117,6 +118,7 @@ static const struct option options[] = {
         { "log-target", required_argument, NULL, ARG_LOG_TARGET },
         { "show-mac", no_argument, NULL, ARG_SHOW_MAC },
         { "persist", no_argument, NULL, ARG_PERSIST },
+        { "reset", no_argument, NULL, ARG_RESET },
         { "server", required_argument, NULL, ARG_SERVER },
         { "knob", required_argument, NULL, ARG_KNOB },
         { "rounds", required_argument, NULL, ARG_ROUNDS },
@@ -212,6 +214,9 @@ static int parse_options(Options *o, int argc, char *argv[]) {
                 case ARG_PERSIST:
                         o->persist = true;
                         break;
+                case ARG_RESET:
+                        o->reset = true;
+                        break;
                 case ARG_SYSFS:
                         o->sysfs = optarg;
                         break;
@@ -282,9 +287,11 @@ int main(int argc, char *argv[]) {
                         return usage_error("%s has no --json output.", cmd);
                 if (o.n_args > 0 && commands[i].args == ARGS_NONE)
                         return usage_error("%s takes no arguments (\"%s\" given).", cmd, o.args[0]);
-                if (o.persist && commands[i].run != cmd_profile)
-                        return usage_error("--persist is for profile only.");
-                if (o.persist && o.n_args == 0)
+                if ((o.persist || o.reset) && commands[i].run != cmd_profile)
+                        return usage_error("--persist and --reset are for profile only.");
+                if (o.reset && o.n_args > 0)
+                        return usage_error("--reset goes back to the configured profile: it takes no name (\"%s\" given).", o.args[0]);
+                if (o.persist && !o.reset && o.n_args == 0)
                         return usage_error("--persist writes the profile named: r8169-tuned profile NAME --persist.");
                 if ((o.server || o.n_knobs || o.rounds || o.seconds || o.idle_seconds || o.direction || o.write_config || o.report ||
                      o.iperf3) &&

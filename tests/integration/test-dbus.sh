@@ -71,6 +71,14 @@ run diagnose
 contains "diagnose: the service's profile" "profile: powersave" "$out"
 run profile fast
 eq "profile: unknown name is a usage error" 2 "$rc"
+# The run-time choice says how to drop it, and profile --reset does (ux-findings M7).
+run profile
+eq "profile: run-time, and the way back" 'powersave (runtime: powersave, power: no-battery); "r8169-tuned profile --reset" goes back to the configured one' "$out"
+run profile --reset
+eq "profile --reset: back to the configuration" "0 performance (configuration: performance, power: no-battery)" "$rc $out"
+eq "profile --reset: the service's word" "performance configuration" \
+        "$(prop "$OBJ" "$IFACE" ActiveProfile) $(prop "$OBJ" "$IFACE" ProfileSource)"
+busctl call "$NAME" "$OBJ" "$IFACE" SetProfile s powersave >/dev/null
 busctl call "$NAME" "$OBJ" "$IFACE" SetProfile s "" >/dev/null
 eq "SetProfile \"\": back to the configuration" "performance configuration" \
         "$(prop "$OBJ" "$IFACE" ActiveProfile) $(prop "$OBJ" "$IFACE" ProfileSource)"
