@@ -74,6 +74,19 @@ static void verdict_done(Verdict *vd) {
 /* A NIC given back is not as planned: nothing says so on it, and a check must not pass it (ux-findings H5). */
 static bool verdict_ok(const Verdict *vd) { return vd->n == 0 && vd->n_given_back == 0 && vd->problems.n == 0; }
 
+/* A value typed as plan types it (on/off a boolean, else a number), whether this process read it
+ * or the service said it as text; null when there is none (partial, not-present, ...). */
+static void verify_value_json(JsonWriter *w, const char *key, const char *knob, const char *text) {
+        KnobId k = knob_from_name(knob);
+        uint64_t v;
+
+        json_key(w, key);
+        if (k >= 0 && knob_parse_value(k, text, &v) >= 0)
+                report_knob_value_json(w, k, v);
+        else
+                json_null(w);
+}
+
 static void verify_json(const Verdict *vd) {
         JsonWriter w = json_writer(stdout);
 
@@ -90,8 +103,9 @@ static void verify_json(const Verdict *vd) {
                 json_kv_str(&w, "slot", vd->v[i].slot);
                 json_kv_str(&w, "interface", vd->v[i].ifname[0] ? vd->v[i].ifname : NULL);
                 json_kv_str(&w, "knob", vd->v[i].knob);
-                json_kv_str(&w, "planned", vd->v[i].planned);
-                json_kv_str(&w, "found", vd->v[i].found);
+                verify_value_json(&w, "planned", vd->v[i].knob, vd->v[i].planned);
+                verify_value_json(&w, "found", vd->v[i].knob, vd->v[i].found);
+                json_kv_str(&w, "found_text", vd->v[i].found);
                 json_kv_str(&w, "source", vd->v[i].source);
                 json_object_end(&w);
         }
