@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include "json.h"
 #include "machine.h"
 #include "nic.h"
 
@@ -88,3 +89,4 @@ size_t match_key_count(void);
 const char *match_key_name(size_t i);
 /* Every condition that is set, one "<indent>match-… = words" line each, as a file would say it. */
 void match_print(const NicMatch *m, FILE *f, const char *indent);
+void match_json(const NicMatch *m, JsonWriter *w);

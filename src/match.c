@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include "confparse.h"
+#include "json.h"
 #include "match.h"
 
 /* "ext:0", "ext:0/7fffffff": an extended chip's id, a row of the extended table when only a value. */
@@ -567,6 +568,25 @@ bool match_test(const NicMatch *m, const Nic *n, const Machine *machine) { retur
 
 bool match_test_but_driver(const NicMatch *m, const Nic *n, const Machine *machine) {
         return test_all(m, n, machine, false);
+}
+
+/* The same conditions as match_print, from the same table: a list is an array of its words. */
+void match_json(const NicMatch *m, JsonWriter *w) {
+        json_object_begin(w);
+        for (size_t i = 0; i < ELEMENTSOF(conditions); i++) {
+                const MatchCondition *c = &conditions[i];
+                char buf[1024];
+
+                if (!is_set(m, c))
+                        continue;
+                c->print(m, c, buf, sizeof(buf));
+                json_key(w, c->name);
+                if (c->list)
+                        json_words(w, buf);
+                else
+                        json_str(w, buf);
+        }
+        json_object_end(w);
 }
 
 void match_print(const NicMatch *m, FILE *f, const char *indent) {

@@ -938,6 +938,8 @@ void report_quirk_json(JsonWriter *w, const Quirk *q) {
         json_kv_str(w, "file", q->file);
         json_kv_u64(w, "line", q->line);
         quirk_match_json(w, &q->match);
+        json_key(w, "match");
+        match_json(&q->match, w);
         json_key(w, "profiles");
         json_array_begin(w);
         for (int p = 0; p < _PROFILE_MAX; p++)
