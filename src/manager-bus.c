@@ -607,8 +607,8 @@ static void desktop_profile_set(Manager *m, Profile p, const char *said, const c
         else
                 log_info("No power-profiles-daemon on the bus any more: profile auto follows the power source.");
         manager_bus_changed(m, "DesktopProfile");
-        if (context_configured_profile(&m->c) != PROFILE_AUTO)
-                return;
+        if (!m->running || context_configured_profile(&m->c) != PROFILE_AUTO)
+                return; /* before the start, its first apply takes it */
         manager_update_profile(m);
         manager_schedule(m);
 }
@@ -641,9 +641,13 @@ static int on_ppd_get(sd_bus_message *reply, void *userdata, sd_bus_error *error
         return ppd_read_profile(n, reply);
 }
 
-/* Asked without starting it: it has D-Bus activation files, and an admin may have stopped it. */
-static void ppd_ask(PpdName *n) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = NULL;
+/* Asked without starting it: it has D-Bus activation files, and an admin may have stopped it.
+ * At start with profile = auto the answer is waited for (a short while), so that the first apply
+ * is already the desktop's profile: no performance-then-powersave flap at every boot. */
+#define PPD_START_TIMEOUT_USEC (1000 * 1000)
+
+static void ppd_ask(PpdName *n, bool wait) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = NULL, *reply = NULL;
         int r;
 
         r = sd_bus_message_new_method_call(n->m->bus, &msg, ppd[n->i].name, ppd[n->i].path, "org.freedesktop.DBus.Properties", "Get");
@@ -651,8 +655,13 @@ static void ppd_ask(PpdName *n) {
                 r = sd_bus_message_set_auto_start(msg, false);
         if (r >= 0)
                 r = sd_bus_message_append(msg, "ss", ppd[n->i].name, "ActiveProfile");
-        if (r >= 0)
+        if (r >= 0 && !wait)
                 r = sd_bus_call_async(n->m->bus, NULL, msg, on_ppd_get, n, 0);
+        else if (r >= 0) {
+                r = sd_bus_call(n->m->bus, msg, PPD_START_TIMEOUT_USEC, NULL, &reply);
+                if (r >= 0)
+                        (void) on_ppd_get(reply, n, NULL);
+        }
         if (r < 0)
                 log_debug_errno(r, "Cannot ask %s: %m", ppd[n->i].name);
 }
@@ -692,14 +701,14 @@ static int on_ppd_owner(sd_bus_message *msg, void *userdata, sd_bus_error *error
         n->owner = NULL;
         if (new_owner && *new_owner) {
                 n->owner = strdup(new_owner);
-                ppd_ask(n);
+                ppd_ask(n, false);
                 return 0;
         }
         /* Gone: by power source, unless the other name is still owned (then it says). */
         desktop_profile_set(m, _PROFILE_INVALID, NULL, name);
         for (size_t j = 0; j < ELEMENTSOF(ppd); j++)
                 if (j != n->i)
-                        ppd_ask(&m->ppd[j]);
+                        ppd_ask(&m->ppd[j], false);
         return 0;
 }
 
@@ -719,7 +728,7 @@ int manager_bus_watch_desktop(Manager *m) {
                 if (r >= 0)
                         r = sd_bus_add_match(m->bus, NULL, match, on_ppd_owner, n);
                 if (r >= 0)
-                        ppd_ask(n);
+                        ppd_ask(n, !m->running && context_configured_profile(&m->c) == PROFILE_AUTO);
         }
         if (r < 0)
                 log_warning_errno(r, "Cannot follow power-profiles-daemon (%m): profile auto follows the power source.");

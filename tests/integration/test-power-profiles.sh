@@ -82,4 +82,17 @@ eq "back to auto: the desktop's" "powersave configuration" "$(prop ActiveProfile
 kill -0 "$DPID" && ok || fail "daemon died"
 daemon_stop
 eq "stop: exit" 0 "$DRC"
+
+# A start (a boot) on a desktop already on power-saver: the desktop's profile is asked before the
+# first apply, so clock PM is never turned off only to be turned back on (ux-findings M3; it was
+# "clkpm 1 -> 0", "Started: ... profile performance", then "clkpm 0 -> 1 (restored)").
+echo 1 >"$clkpm"
+daemon_start "$fx" "$TMP/auto.conf"
+eq "start on power-saver: the first profile is the desktop's" "powersave powersave" "$(prop DesktopProfile) $(prop ActiveProfile)"
+started=$(journal_json _PID="$DPID" | jq -r .MESSAGE)
+contains "start on power-saver: said" "Started: 1 Realtek NIC, profile powersave." "$started"
+[[ $started != *"clkpm 1 -> 0"* ]] && ok || fail "start on power-saver: clock PM was turned off first"
+eq "start on power-saver: clock PM left on" 1 "$(cat "$clkpm")"
+daemon_stop
+eq "stop: exit" 0 "$DRC"
 finish
