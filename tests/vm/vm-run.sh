@@ -294,6 +294,8 @@ def typed(v):
     try: return int(v)
     except ValueError: return v
 path, delay, when, cmd, *kv = sys.argv[1:]
+# QMP takes one client at a time: a delay that waits for nothing is waited out before connecting.
+if when != "suspended": time.sleep(float(delay))
 s = socket.socket(socket.AF_UNIX)
 for _ in range(100):
     try: s.connect(path); break
@@ -311,7 +313,7 @@ if when == "suspended":
     while call({"execute": "query-status"})["return"]["status"] != "suspended":
         if time.time() - t > 300: print("guest never suspended"); sys.exit(1)
         time.sleep(0.1)
-time.sleep(float(delay))
+    time.sleep(float(delay))
 msg = {"execute": cmd}
 if kv: msg["arguments"] = {k: typed(v) for k, v in (a.split("=", 1) for a in kv)}
 r = call(msg)
