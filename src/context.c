@@ -192,6 +192,41 @@ void context_load_policy_quiet(Context *c) {
         load_into(c, true);
 }
 
+/* A name that is no Realtek NIC: what it is instead (an interface of another driver), and what is
+ * here to name (ux-findings L1). */
+static int no_such_nic(const Context *c, const char *name) {
+        char driver[64] = "", here[512] = "";
+        size_t n = 0;
+
+        _cleanup_closedir_ DIR *d = NULL;
+
+        /* The PCI device whose net/ has that name, as discovery finds interfaces. */
+        if (ifname_valid(name) && sysroot_opendir(c->root, "bus/pci/devices", &d) >= 0)
+                for (struct dirent *e; !driver[0] && (e = readdir(d));) {
+                        _cleanup_free_ char *dir = NULL, *net = NULL;
+                        _cleanup_close_ int dfd = -EBADF, nfd = -EBADF;
+
+                        if (e->d_name[0] == '.' || asprintf(&dir, "bus/pci/devices/%s", e->d_name) < 0 ||
+                            asprintf(&net, "%s/net/%s", dir, name) < 0 || (nfd = sysroot_open_dir(c->root, net)) < 0 ||
+                            (dfd = sysroot_open_dir(c->root, dir)) < 0 || readlinkat_basename(dfd, "driver", driver, sizeof(driver)) < 0)
+                                driver[0] = '\0';
+                }
+        for (size_t i = 0; i < c->nics.n && n < sizeof(here); i++) {
+                const char *ifname = nic_ifname(&c->nics.nics[i]);
+                n += (size_t) snprintf(here + n, sizeof(here) - n, "%s%s%s%s%s", i ? ", " : "", ifname ?: "", ifname ? " (" : "",
+                                       c->nics.nics[i].slot, ifname ? ")" : "");
+        }
+        if (driver[0])
+                log_error("%s is driven by %s, not r8169: r8169-tuned leaves it alone.", name, driver);
+        else
+                log_error("No Realtek NIC \"%s\" (an interface name or a PCI slot).", name);
+        if (c->nics.n > 0)
+                log_error("Realtek NIC%s here: %s.", c->nics.n == 1 ? "" : "s", here);
+        else
+                log_error("There is no Realtek NIC here.");
+        return -ENOENT;
+}
+
 int context_select(Context *c, char **args, int n_args, bool *selected) {
         for (size_t i = 0; i < c->nics.n; i++)
                 selected[i] = n_args == 0;
@@ -204,7 +239,7 @@ int context_select(Context *c, char **args, int n_args, bool *selected) {
                                 selected[i] = found = true;
                         }
                 if (!found)
-                        return log_error_errno(ENOENT, "No Realtek NIC \"%s\" (an interface name or a PCI slot).", args[a]);
+                        return no_such_nic(c, args[a]);
         }
         return 0;
 }
