@@ -9,83 +9,158 @@
 #include "log.h"
 #include "manager.h"
 
-static void help(void) {
-        printf("Usage: r8169-tuned [OPTIONS] [COMMAND] [ARGS] [OPTIONS]\n\n"
-               "Finds Realtek NICs, identifies the chip and tunes the knobs it needs.\n"
-               "Options may stand anywhere; \"--\" ends them. Without a command, status runs.\n"
-               "NIC is an interface name or a PCI slot (0000:01:00.0, or lspci's 01:00.0).\n\n"
-               "Commands:\n"
-               "  status [NIC...]   Realtek NICs, their chip and the current value of every knob\n"
-               "  plan [NIC...]     What apply would change, and why; changes nothing\n"
-               "  check-config [FILE...]  Validate configuration and quirk files (or just these)\n"
-               "  quirks [NIC...]   The quirk database, or the entries matching these NICs\n"
-               "  kernel-defaults [NIC...]  What r8169 itself does on this kernel, for these NICs' chips\n"
-               "  knobs             Every knob r8169-tuned can set: backend, values, what it does\n"
-               "  apply [NIC...]    Apply the plan, recording originals first\n"
-               "  verify [NIC...]   Exit 0 if every knob is as planned, else 1 and what differs\n"
-               "  restore [NIC...]  Write back the originals r8169-tuned recorded\n"
-               "  diagnose [NIC...] Everything a bug report needs, as Markdown (or --json)\n"
-               "  metrics [NIC...]  The NICs' state as Prometheus text (node_exporter textfile collector)\n"
-               "  daemon            Tune, and keep tuned: hotplug, link up, resume, drift (the service)\n"
-               "  reload            Have the service read its files again; exit 1 if one has a problem\n"
-               "  profile [NAME]    The profile in force, or switch the service to NAME until it stops\n"
-               "  experiment [NIC]  Measure which knobs help this NIC: iperf3 against --server HOST[:PORT]\n"
-               "\nOptions:\n"
-               "  -h --help             Show this help\n"
-               "     --version          Show the version\n"
-               "     --json             Machine-readable output\n"
-               "     --sysfs DIR        Use DIR instead of /sys (a fixture tree)\n"
-               "     --kernel-log FILE  Read kernel messages from FILE, not this boot's journal\n"
-               "     --kernel-release X.Y.Z  Plan for that kernel release, not the running one\n"
-               "     --config FILE      Configuration file (default " CONFIG_DEFAULT_PATH ")\n"
-               "     --quirks DIR       Quirk directory instead of the shipped and /etc ones\n"
-               "     --profile NAME     performance, balanced or powersave, whatever is configured\n"
-               "     --state-dir DIR    Undo journals (default /run/r8169-tuned)\n"
-               "     --log-level LEVEL  err, warning, notice, info, debug\n"
-               "     --log-target TARGET  auto, journal or stderr\n"
-               "     --show-mac         diagnose: show MAC addresses (redacted otherwise)\n"
-               "     --persist          profile: also write it to a drop-in, for every start\n"
-               "     --reset            profile: back to the configured profile (with --persist: remove that drop-in)\n"
-               "\nexperiment options:\n"
-               "     --server HOST[:PORT]  The iperf3 server (\"iperf3 -s\" on another machine)\n"
-               "     --knob K=V[,K=V]   Measure this change (repeatable) instead of the default list\n"
-               "     --rounds N         Rounds of baseline and candidate each (default 5, at least 4)\n"
-               "     --seconds S        Length of each iperf3 test (default 5)\n"
-               "     --idle-seconds S   Length of each idle power sample (default 5)\n"
-               "     --direction DIR    send, receive or both (default)\n"
-               "     --write-config FILE  Write what helped as a configuration drop-in\n"
-               "     --report FILE      Write the results and a quirk entry draft as Markdown\n"
-               "     --iperf3 PATH      The iperf3 to run (default " IPERF_BINARY "; root's, run as nobody)\n");
-}
-
 typedef enum CommandArgs {
         ARGS_NONE,
         ARGS_NICS,
         ARGS_FILES,
+        ARGS_NAME,
 } CommandArgs;
 
-static const struct {
+/* The one list of commands: it runs them, and the help, each command's --help and the checks
+ * of what a command accepts are made from it. */
+typedef struct Command {
         const char *name;
         int (*run)(const Options *o);
         CommandArgs args;
-        bool json; /* accepts --json */
-} commands[] = {
-        { "status", cmd_status, ARGS_NICS, true },
-        { "plan", cmd_plan, ARGS_NICS, true },
-        { "check-config", cmd_check_config, ARGS_FILES, false },
-        { "quirks", cmd_quirks, ARGS_NICS, true },
-        { "kernel-defaults", cmd_kernel_defaults, ARGS_NICS, true },
-        { "knobs", cmd_knobs, ARGS_NONE, true },
-        { "metrics", cmd_metrics, ARGS_NICS, false },
-        { "apply", cmd_apply, ARGS_NICS, false },
-        { "restore", cmd_restore, ARGS_NICS, false },
-        { "reload", cmd_reload, ARGS_NONE, false },
-        { "verify", cmd_verify, ARGS_NICS, true },
-        { "profile", cmd_profile, ARGS_NICS, false },
-        { "daemon", manager_run, ARGS_NONE, false },
-        { "experiment", cmd_experiment, ARGS_NICS, true },
-        { "diagnose", cmd_diagnose, ARGS_NICS, true },
+        bool json;           /* accepts --json */
+        const char *summary; /* one line, in the global help */
+        const char *details; /* the command's own --help: what it does, exit status, an example */
+} Command;
+
+static const Command commands[] = {
+        { "status", cmd_status, ARGS_NICS, true, "Realtek NICs, their chip and the current value of every knob",
+          "While the service runs, the state it holds: its profile, each NIC tuned or given back.\n"
+          "Example: r8169-tuned status enp1s0" },
+        { "plan", cmd_plan, ARGS_NICS, true, "What apply would change, and why; changes nothing",
+          "Each knob with its current and planned value and what decided it: a quirk entry, a\n"
+          "configuration line or the kernel's default.\nExample: r8169-tuned plan --profile powersave" },
+        { "check-config", cmd_check_config, ARGS_FILES, false, "Validate configuration and quirk files (or just these)",
+          "Every problem as FILE:LINE: message. Exit status: 0 none, 1 a problem.\n"
+          "Example: r8169-tuned check-config /etc/r8169-tuned/r8169-tuned.conf.d/50-local.conf" },
+        { "quirks", cmd_quirks, ARGS_NICS, true, "The quirk database, or the entries matching these NICs",
+          "Each entry: its conditions, knobs, confidence, reason, evidence and references.\n"
+          "Example: r8169-tuned quirks enp1s0" },
+        { "kernel-defaults", cmd_kernel_defaults, ARGS_NICS, true, "What r8169 itself does on this kernel, for these NICs' chips",
+          "The kernel's own defaults (ASPM, TSO, coalescing) per chip and release, with the commits.\n"
+          "Example: r8169-tuned kernel-defaults --kernel-release 6.1.0" },
+        { "knobs", cmd_knobs, ARGS_NONE, true, "Every knob r8169-tuned can set: backend, values, what it does", NULL },
+        { "apply", cmd_apply, ARGS_NICS, false, "Apply the plan, recording originals first",
+          "Through the service when it runs. Exit status: 0 every value holds, 1 a write failed\n"
+          "or did not hold (the NIC and knob are named).\nExample: r8169-tuned apply enp1s0" },
+        { "verify", cmd_verify, ARGS_NICS, true, "Exit 0 if every knob is as planned, else 1 and what differs",
+          "Exit status: 0 every knob of the NICs is as planned and every file was read; 1 a knob\n"
+          "differs, a NIC was given back by restore, a file has a problem or a NIC is unknown;\n"
+          "2 usage. For a monitoring check or an Ansible task.\nExample: r8169-tuned verify --json" },
+        { "restore", cmd_restore, ARGS_NICS, false, "Write back the originals r8169-tuned recorded",
+          "Through the service, which then leaves those NICs alone until apply or a restart.\n"
+          "Example: r8169-tuned restore enp1s0" },
+        { "diagnose", cmd_diagnose, ARGS_NICS, true, "Everything a bug report needs, as Markdown (or --json)",
+          "MAC addresses are redacted unless --show-mac.\nExample: r8169-tuned diagnose > report.md" },
+        { "metrics", cmd_metrics, ARGS_NICS, false, "The NICs' state as Prometheus text (node_exporter textfile collector)",
+          "Example: r8169-tuned metrics > /var/lib/prometheus/node-exporter/r8169-tuned.prom" },
+        { "daemon", manager_run, ARGS_NONE, false, "Tune, and keep tuned: hotplug, link up, resume, drift (the service)",
+          "Run by r8169-tuned.service; use systemctl to start it." },
+        { "reload", cmd_reload, ARGS_NONE, false, "Have the service read its files again; exit 1 if one has a problem",
+          "The unit's ExecReload=, so \"systemctl reload r8169-tuned\" does the same." },
+        { "profile", cmd_profile, ARGS_NAME, false, "The profile in force, or switch the service to NAME until it stops",
+          "NAME: performance, balanced, powersave or auto.\nExample: r8169-tuned profile powersave --persist" },
+        { "experiment", cmd_experiment, ARGS_NICS, true, "Measure which knobs help this NIC: iperf3 against --server HOST[:PORT]",
+          "Each candidate change is measured against the NIC as found, in alternating rounds, with\n"
+          "every change through the undo journal; the NIC is as found at the end, whatever ends it.\n"
+          "The default run (6 candidates, 5 rounds of 5 s each way) takes about 15 minutes.\n"
+          "Example: r8169-tuned experiment enp1s0 --server 192.168.1.10 --report exp.md" },
 };
+
+/* The one list of options the help shows; "for" names the command an option is for (NULL: all). */
+static const struct {
+        const char *names, *arg, *help, *for_command;
+} option_help[] = {
+        { "-h --help", NULL, "Show this help (after a command: that command's)", NULL },
+        { "   --version", NULL, "Show the version", NULL },
+        { "   --json", NULL, "Machine-readable output", NULL },
+        { "   --sysfs", "DIR", "Use DIR instead of /sys (a fixture tree)", NULL },
+        { "   --kernel-log", "FILE", "Read kernel messages from FILE, not this boot's journal", NULL },
+        { "   --kernel-release", "X.Y.Z", "Plan for that kernel release, not the running one", NULL },
+        { "   --config", "FILE", "Configuration file (default " CONFIG_DEFAULT_PATH ")", NULL },
+        { "   --quirks", "DIR", "Quirk directory instead of the shipped and /etc ones", NULL },
+        { "   --profile", "NAME", "performance, balanced, powersave or auto, whatever is configured", NULL },
+        { "   --state-dir", "DIR", "Undo journals (default /run/r8169-tuned)", NULL },
+        { "   --log-level", "LEVEL", "err, warning, notice, info, debug", NULL },
+        { "   --log-target", "TARGET", "auto, journal or stderr", NULL },
+        { "   --show-mac", NULL, "Show MAC addresses (redacted otherwise)", "diagnose" },
+        { "   --persist", NULL, "Also write it to a drop-in, for every start", "profile" },
+        { "   --reset", NULL, "Back to the configured profile (with --persist: remove that drop-in)", "profile" },
+        { "   --server", "HOST[:PORT]", "The iperf3 server (\"iperf3 -s\" on another machine)", "experiment" },
+        { "   --knob", "K=V[,K=V]", "Measure this change (repeatable) instead of the default list", "experiment" },
+        { "   --rounds", "N", "Rounds of baseline and candidate each (default 5, at least 4)", "experiment" },
+        { "   --seconds", "S", "Length of each iperf3 test (default 5)", "experiment" },
+        { "   --idle-seconds", "S", "Length of each idle power sample (default 5)", "experiment" },
+        { "   --direction", "DIR", "send, receive or both (default)", "experiment" },
+        { "   --write-config", "FILE", "Write what helped as a configuration drop-in", "experiment" },
+        { "   --report", "FILE", "Write the results and a quirk entry draft as Markdown", "experiment" },
+        { "   --iperf3", "PATH", "The iperf3 to run (default " IPERF_BINARY "; root's, run as nobody)", "experiment" },
+};
+
+static const char *const args_words[] = {
+        [ARGS_NONE] = "", [ARGS_NICS] = "[NIC...]", [ARGS_FILES] = "[FILE...]", [ARGS_NAME] = "[NAME]",
+};
+
+/* Two columns, the second at 28; a first column that leaves no space gets a line of its own. */
+static void help_row(const char *indent, const char *left, const char *arg, const char *text) {
+        char col[96];
+        int n = snprintf(col, sizeof(col), "%s%s%s%s", indent, left, arg && *arg ? " " : "", arg ?: "");
+
+        if (n >= 27)
+                printf("%s\n%28s%s\n", col, "", text);
+        else
+                printf("%-28s%s\n", col, text);
+}
+
+static void help_options(const char *for_command) {
+        for (size_t i = 0; i < ELEMENTSOF(option_help); i++)
+                if (for_command ? option_help[i].for_command && streq(option_help[i].for_command, for_command)
+                                : !option_help[i].for_command)
+                        help_row("  ", option_help[i].names, option_help[i].arg, option_help[i].help);
+}
+
+static bool command_has_options(const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(option_help); i++)
+                if (option_help[i].for_command && streq(option_help[i].for_command, name))
+                        return true;
+        return false;
+}
+
+static void help(void) {
+        printf("Usage: r8169-tuned [OPTIONS] [COMMAND] [ARGS] [OPTIONS]\n\n"
+               "Finds Realtek NICs, identifies the chip and tunes the knobs it needs.\n"
+               "Options may stand anywhere; \"--\" ends them. Without a command, status runs.\n"
+               "NIC is an interface name or a PCI slot (0000:01:00.0, or lspci's 01:00.0).\n"
+               "\"r8169-tuned COMMAND --help\" shows a command's own help.\n\nCommands:\n");
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+                help_row("  ", commands[i].name, args_words[commands[i].args], commands[i].summary);
+        printf("\nOptions:\n");
+        help_options(NULL);
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+                if (command_has_options(commands[i].name)) {
+                        printf("\n%s options:\n", commands[i].name);
+                        help_options(commands[i].name);
+                }
+}
+
+static void help_command(const Command *c) {
+        printf("Usage: r8169-tuned %s%s%s [OPTIONS]\n\n%s.\n", c->name, c->args != ARGS_NONE ? " " : "", args_words[c->args],
+               c->summary);
+        if (c->args == ARGS_NICS)
+                printf("NIC: an interface name or a PCI slot (0000:01:00.0, or lspci's 01:00.0); none: every one.\n");
+        if (c->details)
+                printf("%s\n", c->details);
+        if (command_has_options(c->name)) {
+                printf("\nOptions:\n");
+                help_options(c->name);
+        }
+        printf("\n%s\"r8169-tuned --help\" lists the options every command takes;\n"
+               "man r8169-tuned has the rest.\n", c->json ? "--json gives the same as JSON. " : "");
+}
 
 static int usage_error(const char *fmt, ...) _printf_(1, 2);
 static int usage_error(const char *fmt, ...) {
@@ -193,15 +268,15 @@ static int parse_valued(Options *o, int c, const char *arg) {
 }
 
 /* Options anywhere on the line, as systemctl and networkctl take them; "--" ends them. -1: go on, else the exit code. */
-static int parse_options(Options *o, int argc, char *argv[]) {
+static int parse_options(Options *o, int argc, char *argv[], bool *ret_help) {
         int c, r;
 
         opterr = 0;
         while ((c = getopt_long(argc, argv, ":h", options, NULL)) >= 0) {
                 switch (c) {
-                case 'h':
-                        help();
-                        return 0;
+                case 'h': /* after the loop: the command's own help, if one is named */
+                        *ret_help = true;
+                        break;
                 case ARG_VERSION:
                         printf("r8169-tuned %s\n", R8T_VERSION);
                         return 0;
@@ -260,9 +335,42 @@ static int parse_options(Options *o, int argc, char *argv[]) {
         return -1;
 }
 
+static const Command *command_find(const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+                if (streq(name, commands[i].name))
+                        return &commands[i];
+        return NULL;
+}
+
+static int unknown_command(const char *cmd) {
+        const char *names[ELEMENTSOF(commands)], *guess;
+
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+                names[i] = commands[i].name;
+        guess = closest_word(cmd, names, ELEMENTSOF(commands));
+        if (guess)
+                return usage_error("Unknown command \"%s\"; did you mean \"%s\"?", cmd, guess);
+        return usage_error("Unknown command \"%s\".", cmd);
+}
+
+/* --help anywhere, or "help [COMMAND]" as systemctl and networkctl take it. */
+static int show_help(const char *cmd) {
+        const Command *c = cmd ? command_find(cmd) : NULL;
+
+        if (cmd && !c)
+                return unknown_command(cmd);
+        if (c)
+                help_command(c);
+        else
+                help();
+        return 0;
+}
+
 int main(int argc, char *argv[]) {
         Options o = { .sysfs = "/sys", .state_dir = "/run/r8169-tuned", .log_level = -1 };
+        const Command *c;
         const char *cmd;
+        bool want_help = false;
         int r;
 
         log_open();
@@ -270,44 +378,34 @@ int main(int argc, char *argv[]) {
         if (!knobs)
                 return log_oom(), 1;
         o.knobs = knobs;
-        r = parse_options(&o, argc, argv);
+        r = parse_options(&o, argc, argv, &want_help);
         if (r >= 0)
                 return r;
+        if (want_help)
+                return show_help(optind < argc ? argv[optind] : NULL);
         /* A state directory of its own (a test, a second instance) keeps what outlives a reboot there too. */
         o.lib_dir = streq(o.state_dir, "/run/r8169-tuned") ? "/var/lib/r8169-tuned" : o.state_dir;
         cmd = optind < argc ? argv[optind] : "status";
-        if (streq(cmd, "help")) /* as systemctl and networkctl take it */
-                return help(), 0; /* "help" */
+        if (streq(cmd, "help"))
+                return optind + 2 < argc ? usage_error("help takes one command.") : show_help(optind + 1 < argc ? argv[optind + 1] : NULL);
         o.args = argv + optind + (optind < argc);
         o.n_args = argc - optind - (optind < argc);
-        for (size_t i = 0; i < ELEMENTSOF(commands); i++) {
-                if (!streq(cmd, commands[i].name))
-                        continue;
-                if (o.json && !commands[i].json)
-                        return usage_error("%s has no --json output.", cmd);
-                if (o.n_args > 0 && commands[i].args == ARGS_NONE)
-                        return usage_error("%s takes no arguments (\"%s\" given).", cmd, o.args[0]);
-                if ((o.persist || o.reset) && commands[i].run != cmd_profile)
-                        return usage_error("--persist and --reset are for profile only.");
-                if (o.reset && o.n_args > 0)
-                        return usage_error("--reset goes back to the configured profile: it takes no name (\"%s\" given).", o.args[0]);
-                if (o.persist && !o.reset && o.n_args == 0)
-                        return usage_error("--persist writes the profile named: r8169-tuned profile NAME --persist.");
-                if ((o.server || o.n_knobs || o.rounds || o.seconds || o.idle_seconds || o.direction || o.write_config || o.report ||
-                     o.iperf3) &&
-                    commands[i].run != cmd_experiment)
-                        return usage_error("--server, --knob, --rounds, --seconds, --idle-seconds, --direction, --write-config, "
-                                           "--report and --iperf3 are for experiment only.");
-                return commands[i].run(&o);
-        }
-        {
-                const char *names[ELEMENTSOF(commands)], *guess;
-
-                for (size_t i = 0; i < ELEMENTSOF(commands); i++)
-                        names[i] = commands[i].name;
-                guess = closest_word(cmd, names, ELEMENTSOF(commands));
-                if (guess)
-                        return usage_error("Unknown command \"%s\"; did you mean \"%s\"?", cmd, guess);
-        }
-        return usage_error("Unknown command \"%s\".", cmd);
+        c = command_find(cmd);
+        if (!c)
+                return unknown_command(cmd);
+        if (o.json && !c->json)
+                return usage_error("%s has no --json output.", cmd);
+        if (o.n_args > 0 && c->args == ARGS_NONE)
+                return usage_error("%s takes no arguments (\"%s\" given).", cmd, o.args[0]);
+        if ((o.persist || o.reset) && c->run != cmd_profile)
+                return usage_error("--persist and --reset are for profile only.");
+        if (o.reset && o.n_args > 0)
+                return usage_error("--reset goes back to the configured profile: it takes no name (\"%s\" given).", o.args[0]);
+        if (o.persist && !o.reset && o.n_args == 0)
+                return usage_error("--persist writes the profile named: r8169-tuned profile NAME --persist.");
+        if ((o.server || o.n_knobs || o.rounds || o.seconds || o.idle_seconds || o.direction || o.write_config || o.report || o.iperf3) &&
+            c->run != cmd_experiment)
+                return usage_error("--server, --knob, --rounds, --seconds, --idle-seconds, --direction, --write-config, "
+                                   "--report and --iperf3 are for experiment only.");
+        return c->run(&o);
 }
