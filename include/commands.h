@@ -36,8 +36,10 @@ int service_release_nic(sd_bus *bus, const char *name);
 int service_take_back_nic(sd_bus *bus, const char *name);
 /* Whether the service has let go of the NIC in this slot (State "released"): 1, 0 or -errno. */
 int service_nic_released(sd_bus *bus, const char *slot);
+/* The NIC's State as the service holds it (tuned, released, failed, waiting) into buf; <0: not known. */
+int service_nic_state(sd_bus *bus, const char *slot, char *buf, size_t size);
 /* The running service's verdict in one line (for status); false when no service answers. */
-bool verify_summary_service(const Options *o, char *buf, size_t size);
+bool verify_summary_service(sd_bus *bus, const Options *o, char *buf, size_t size);
 /* After an Apply through the service: every knob of the NICs named that is not as planned, said
  * as an error each; how many, or -errno when the service did not answer. */
 int verify_service_failures(sd_bus *bus, const Options *o);

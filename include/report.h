@@ -28,6 +28,7 @@ typedef struct NicStatus {
         bool link_power_known;    /* the running daemon keeps a link power record for it */
         LinkPowerRecord link_power;
         struct NicPlan *plan;     /* for its suggestions and what a guard withholds; NULL: none made */
+        char service_state[16];   /* as the running service holds it (tuned, released, failed, waiting); "": no service */
 } NicStatus;
 
 void report_status_text(FILE *f, const NicStatus *s, size_t n);
@@ -38,7 +39,7 @@ void report_link_power_text(FILE *f, const LinkPowerRecord *rec);
 void report_link_power_json(JsonWriter *w, const LinkPowerRecord *rec);
 /* What to do about a chip r8169-tuned cannot identify or does not know (text, wrapped). */
 void report_unknown_chip_advice(FILE *f, const Nic *n);
-void report_status_json(FILE *f, const NicStatus *s, size_t n, const Diagnostics *problems);
+void report_status_json(FILE *f, const NicStatus *s, size_t n, const Diagnostics *problems, const char *profile, bool service);
 /* "config_problems": [{file, line, message}], and the same as text (nothing when there are none). */
 void report_config_problems_json(JsonWriter *w, const Diagnostics *d);
 void report_config_problems_text(FILE *f, const Diagnostics *d);

@@ -141,7 +141,7 @@ int service_release_nic(sd_bus *bus, const char *name) {
         return 0;
 }
 
-int service_nic_released(sd_bus *bus, const char *slot) {
+int service_nic_state(sd_bus *bus, const char *slot, char *buf, size_t size) {
         _cleanup_free_ char *path = NULL, *state = NULL;
         int r;
 
@@ -151,7 +151,15 @@ int service_nic_released(sd_bus *bus, const char *slot) {
         r = sd_bus_get_property_string(bus, BUS_NAME, path, BUS_NAME ".Nic", "State", NULL, &state);
         if (r < 0)
                 return r;
-        return streq(state, "released");
+        strscpy(buf, size, state);
+        return 0;
+}
+
+int service_nic_released(sd_bus *bus, const char *slot) {
+        char state[16];
+        int r = service_nic_state(bus, slot, state, sizeof(state));
+
+        return r < 0 ? r : streq(state, "released");
 }
 
 int service_take_back_nic(sd_bus *bus, const char *name) {

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <systemd/sd-bus.h>
+
 #include "commands.h"
 #include "log.h"
 #include "report.h"
@@ -41,13 +43,15 @@ static void verdict_here(Context *c, const NicStatus *s, size_t n, char *buf, si
                 snprintf(buf, size, "every knob is as planned (profile %s; the service is not running)", profile_to_string(c->profile));
         else
                 snprintf(buf, size, "%zu knob%s differ%s from the plan, %zu configuration problem%s (profile %s; the service is "
-                         "not running): r8169-tuned verify", differ, differ == 1 ? "" : "s", differ == 1 ? "s" : "",
+                         "not running); \"r8169-tuned verify\" lists them", differ, differ == 1 ? "" : "s", differ == 1 ? "s" : "",
                          c->problems.n, c->problems.n == 1 ? "" : "s", profile_to_string(c->profile));
 }
 
 int cmd_status(const Options *o) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_free_ NicStatus *s = NULL;
         _cleanup_free_ bool *selected = NULL;
+        char verdict[256];
         size_t n = 0;
         Context c;
 
@@ -77,8 +81,19 @@ int cmd_status(const Options *o) {
                 status_ours(o, &s[n]);
                 n++;
         }
+        if (service_bus_open(o, &bus) < 0)
+                bus = NULL;
+        for (size_t i = 0; bus && i < n; i++)
+                if (service_nic_state(bus, s[i].nic->slot, s[i].service_state, sizeof(s[i].service_state)) < 0)
+                        s[i].service_state[0] = '\0';
+        /* The verdict first, as tuned-adm and tlp-stat answer (ux-findings M1). */
+        if (!o->json && n > 0) {
+                if (!verify_summary_service(bus, o, verdict, sizeof(verdict)))
+                        verdict_here(&c, s, n, verdict, sizeof(verdict));
+                printf("Verdict: %s.\n\n", verdict);
+        }
         if (o->json)
-                report_status_json(stdout, s, n, &c.problems);
+                report_status_json(stdout, s, n, &c.problems, profile_to_string(c.profile), bus != NULL);
         else if (c.nics.n == 0)
                 /* What an installed user has: no fixtures, but lspci and the README (/usr/share/doc). */
                 printf("No Realtek NIC found under %s: r8169-tuned tunes the PCIe NICs of the kernel's r8169 driver\n"
@@ -88,13 +103,6 @@ int cmd_status(const Options *o) {
                        o->sysfs);
         else
                 report_status_text(stdout, s, n);
-        if (!o->json && n > 0) {
-                char verdict[256];
-
-                if (!verify_summary_service(o, verdict, sizeof(verdict)))
-                        verdict_here(&c, s, n, verdict, sizeof(verdict));
-                printf("\nVerdict: %s.\n", verdict);
-        }
         if (!o->json)
                 report_config_problems_text(stdout, &c.problems);
         for (size_t i = 0; i < n; i++)

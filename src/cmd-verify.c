@@ -282,14 +282,13 @@ int verify_service_failures(sd_bus *bus, const Options *o) {
 }
 
 /* The running service's verdict in one line, for status; false when no service answers. */
-bool verify_summary_service(const Options *o, char *buf, size_t size) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+bool verify_summary_service(sd_bus *bus, const Options *o, char *buf, size_t size) {
         _cleanup_free_ char *profile = NULL;
         Options every = *o;
         Verdict vd = {};
         int r;
 
-        if (service_bus_open(o, &bus) < 0)
+        if (!bus)
                 return false;
         every.n_args = 0;
         r = verify_service(bus, &every, &vd, &profile);
@@ -303,7 +302,7 @@ bool verify_summary_service(const Options *o, char *buf, size_t size) {
                          vd.n_given_back == 1 ? "it" : "them");
         else
                 snprintf(buf, size, "%zu knob%s differ%s from the plan, %zu NIC%s given back, %zu configuration problem%s "
-                         "(profile %s, by the running service): r8169-tuned verify", vd.n, vd.n == 1 ? "" : "s",
+                         "(profile %s, by the running service); \"r8169-tuned verify\" lists them", vd.n, vd.n == 1 ? "" : "s",
                          vd.n == 1 ? "s" : "", vd.n_given_back, vd.n_given_back == 1 ? "" : "s", vd.problems.n,
                          vd.problems.n == 1 ? "" : "s", vd.profile);
         verdict_done(&vd);

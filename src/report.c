@@ -135,6 +135,42 @@ static void status_withheld_text(FILE *f, const NicStatus *s) {
         }
 }
 
+/* What the plan says of a knob, beside its value (ux-findings M1): "  as planned, quirk X" or
+ * "  planned 0, quirk X"; nothing for a knob the plan leaves alone. */
+static void status_why_text(const NicPlan *p, KnobId k, char *buf, size_t size) {
+        char des[KNOB_VALUE_MAX], why[300];
+
+        for (size_t j = 0; p && !p->ignored && j < p->n; j++) {
+                const PlanItem *it = &p->items[j];
+                if (it->knob != k || (it->action != PLAN_CHANGE && it->action != PLAN_KEEP))
+                        continue;
+                plan_provenance_string(&it->why, why, sizeof(why));
+                if (it->action == PLAN_KEEP)
+                        snprintf(buf, size, "  as planned: %s", why);
+                else
+                        snprintf(buf, size, "  planned %s: %s", knob_format_value(k, it->desired, des, sizeof(des)), why);
+                return;
+        }
+}
+
+/* How the running service holds the NIC, in words a user can act on (never wrapped: the
+ * commands in it are there to be copied). */
+static void status_service_text(FILE *f, const NicStatus *s) {
+        const char *name = nic_ifname(s->nic) ?: s->nic->slot;
+
+        if (!s->service_state[0])
+                return;
+        if (streq(s->service_state, "released"))
+                fprintf(f, "  service: given back by restore; \"r8169-tuned apply %s\" takes it back\n", name);
+        else if (streq(s->service_state, "failed"))
+                fprintf(f, "  service: a write failed at its last apply (\"journalctl -u r8169-tuned -b\" says which);\n"
+                           "    \"r8169-tuned apply %s\" tries again\n", name);
+        else if (streq(s->service_state, "waiting"))
+                fprintf(f, "  service: waiting for its interface to appear\n");
+        else
+                fprintf(f, "  service: %s by r8169-tuned.service\n", s->service_state);
+}
+
 void report_status_text(FILE *f, const NicStatus *s, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 const Nic *nic = s[i].nic;
@@ -168,17 +204,19 @@ void report_status_text(FILE *f, const NicStatus *s, size_t n) {
                         fprintf(f, "  tx timeouts: %" PRIu64 "\n", s[i].tx_timeouts);
                 if (s[i].link_power_known)
                         report_link_power_text(f, &s[i].link_power);
+                status_service_text(f, &s[i]);
                 fputs("  knobs:\n", f);
                 for (int k = 0; k < _KNOB_MAX; k++) {
                         const KnobReading *r = &s[i].knobs[k];
-                        char buf[KNOB_VALUE_MAX], mark[128] = "";
+                        char buf[KNOB_VALUE_MAX], mark[128] = "", why[400] = "";
 
                         if (r->status != KNOB_STATUS_OK)
                                 continue;
                         report_ours_text(k, r, &s[i].ours[k], mark, sizeof(mark));
-                        fprintf(f, "    %-22s %s%s%s\n", knob_get(k)->name,
+                        status_why_text(s[i].plan, k, why, sizeof(why));
+                        fprintf(f, "    %-22s %s%s%s%s\n", knob_get(k)->name,
                                 r->partial ? "partly on" : knob_format_value(k, r->value, buf, sizeof(buf)),
-                                r->fixed ? " [fixed]" : "", mark);
+                                r->fixed ? " [fixed]" : "", mark, why);
                 }
                 status_withheld_text(f, &s[i]);
                 /* What cannot be read: one line per cause, not one per knob. */
@@ -398,11 +436,13 @@ static void report_ours_json(JsonWriter *w, const NicStatus *s) {
         json_object_end(w);
 }
 
-void report_status_json(FILE *f, const NicStatus *s, size_t n, const Diagnostics *problems) {
+void report_status_json(FILE *f, const NicStatus *s, size_t n, const Diagnostics *problems, const char *profile, bool service) {
         JsonWriter w = json_writer(f);
 
         json_object_begin(&w);
         json_kv_u64(&w, "schema", REPORT_JSON_SCHEMA);
+        json_kv_str(&w, "profile", profile);
+        json_kv_bool(&w, "service", service);
         json_key(&w, "nics");
         json_array_begin(&w);
         for (size_t i = 0; i < n; i++) {
@@ -421,6 +461,7 @@ void report_status_json(FILE *f, const NicStatus *s, size_t n, const Diagnostics
                 json_kv_bool(&w, "guard_remembered", s[i].plan && s[i].plan->entry_guard_remembered);
                 plan_items_json(&w, "suggested", s[i].plan ? s[i].plan->suggested : NULL, s[i].plan ? s[i].plan->n_suggested : 0,
                                 "reported: a suggestion, applied only with suggestions = apply", s[i].nic);
+                json_kv_str(&w, "service_state", s[i].service_state[0] ? s[i].service_state : NULL);
                 json_object_end(&w);
         }
         json_array_end(&w);

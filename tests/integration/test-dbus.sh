@@ -71,6 +71,8 @@ run diagnose
 contains "diagnose: the service's profile" "profile: powersave" "$out"
 run profile fast
 eq "profile: unknown name is a usage error" 2 "$rc"
+run --json status
+eq "status --json through the service: its profile, service true" "powersave true" "$(jq -r '"\(.profile) \(.service)"' <<<"$out")"
 # The run-time choice says how to drop it, and profile --reset does (ux-findings M7).
 run profile
 eq "profile: run-time, and the way back" 'powersave (runtime: powersave, power: no-battery); "r8169-tuned profile --reset" goes back to the configured one' "$out"

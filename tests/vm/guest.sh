@@ -141,8 +141,15 @@ eq "D-Bus: the profile in force" '"performance"' "$(busctl get-property $api /io
 r8169-tuned verify >/dev/null && say "ok: verify through the service" || fail "verify: $?"
 r8169-tuned restore $slot1 | sed 's/^/  | /'
 eq "restore through the service" "$orig1" "$(state $slot1)"
+# status says, first, that the NIC was given back and how to take it back (ux-findings M1, H5).
+st=$(r8169-tuned status)
+[[ $(head -1 <<<"$st") == "Verdict: 1 NIC given back by \"restore\""* && $st == *"service: given back by restore; \"r8169-tuned apply $if1\" takes it back"* ]] &&
+        say "ok: status: given back, said first and on the NIC" || fail "status after restore: $(head -12 <<<"$st")"
 r8169-tuned apply enp1s0 >/dev/null
 wait_for 30 "apply through the service" state_is $slot1 "$want1"
+st=$(r8169-tuned status)
+[[ $st == *"service: tuned by r8169-tuned.service"* && $st == *"l0s_aspm"*"as planned: "*"50-testbed.conf:"* ]] &&
+        say "ok: status: tuned by the service, each knob's line" || fail "status after apply: $(head -14 <<<"$st")"
 r8169-tuned profile powersave && r8169-tuned profile | sed 's/^/  | /'
 r8169-tuned profile balanced --persist >/dev/null
 eq "profile --persist" "profile = balanced" "$(grep '^profile' /etc/r8169-tuned/r8169-tuned.conf.d/90-profile.conf)"
