@@ -434,6 +434,16 @@ static bool trial_helped(const Experiment *e, const Trial *t) {
         return helps;
 }
 
+static void compare_trial(const Experiment *e, Trial *t) {
+        for (Direction d = 0; d < _DIRECTION_MAX; d++)
+                if (e->directions[d])
+                        experiment_compare(t->s[ARM_BASELINE][d].mbps, t->s[ARM_CANDIDATE][d].mbps, t->rounds, e->line_mbps,
+                                           &t->cmp[d]);
+        if (t->power)
+                experiment_compare(t->watts[ARM_BASELINE], t->watts[ARM_CANDIDATE], t->rounds, 0, &t->power_cmp);
+        t->helped = !t->cand.skipped && trial_helped(e, t);
+}
+
 static void compare_trials(Experiment *e) {
         e->n_helped = 0;
         for (size_t i = 0; i < e->n_trials; i++) {
@@ -441,13 +451,7 @@ static void compare_trials(Experiment *e) {
 
                 if (t->rounds == 0)
                         continue;
-                for (Direction d = 0; d < _DIRECTION_MAX; d++)
-                        if (e->directions[d])
-                                experiment_compare(t->s[ARM_BASELINE][d].mbps, t->s[ARM_CANDIDATE][d].mbps, t->rounds, e->line_mbps,
-                                                   &t->cmp[d]);
-                if (t->power)
-                        experiment_compare(t->watts[ARM_BASELINE], t->watts[ARM_CANDIDATE], t->rounds, 0, &t->power_cmp);
-                t->helped = !t->cand.skipped && trial_helped(e, t);
+                compare_trial(e, t);
                 e->n_helped += t->helped;
         }
 }
@@ -1068,10 +1072,23 @@ static int warm_up(Experiment *e) {
         return 0;
 }
 
+/* Ctrl-C: what was measured so far, a candidate cut short marked so (as iperf3 prints its
+ * totals on Ctrl-C; ux-findings L12). Nothing is written: a cut run keeps nothing. */
+static void interrupted_output(Experiment *e) {
+        for (size_t i = 0; i < e->n_trials; i++) {
+                Trial *t = &e->trials[i];
+                if (t->rounds > 0 && t->rounds < e->rounds && !t->failed[0])
+                        snprintf(t->failed, sizeof(t->failed), "interrupted");
+        }
+        compare_trials(e);
+        printf("Interrupted: what was measured before it, incomplete (nothing was written).\n");
+        print_text(e, stdout);
+}
+
 static int run_trials(Experiment *e) {
         for (size_t i = 0; i < e->n_trials; i++) {
                 Trial *t = &e->trials[i];
-                char name[160];
+                char name[160], from[96];
                 int r;
 
                 if (t->cand.skipped)
@@ -1085,6 +1102,13 @@ static int run_trials(Experiment *e) {
                 r = run_trial(e, t, i);
                 if (r < 0)
                         return r;
+                /* Each candidate's numbers as soon as they are known, on a terminal (ux-findings M4). */
+                if (e->tty && !e->o->json && t->rounds > 0) {
+                        progress_clear(e);
+                        compare_trial(e, t);
+                        fprintf(stderr, "[%zu/%zu] %s (%s):\n", i + 1, e->n_trials, name, trial_from(t, from, sizeof(from)));
+                        numbers_line(e, t, stderr, "  ");
+                }
         }
         return 0;
 }
@@ -1215,7 +1239,8 @@ out:
         if (!interrupted && r >= 0 && !e.not_as_found && e.nic) {
                 compare_trials(&e);
                 output(&e);
-        }
+        } else if (interrupted && !e.not_as_found && !o->json && e.n_trials > 0)
+                interrupted_output(&e);
         for (size_t i = 0; i < ELEMENTSOF(signals); i++)
                 (void) sigaction(signals[i], &old[i], NULL);
         (void) sigaction(SIGPIPE, &old[ELEMENTSOF(signals)], NULL);

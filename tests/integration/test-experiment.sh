@@ -166,8 +166,29 @@ for sig in INT QUIT; do
         set -e
         eq "SIG$sig: exit 128 + $(kill -l "$sig")" $((128 + $(kill -l "$sig"))) "$rc"
         contains "SIG$sig: says so" "Interrupted" "$(cat "$TMP/int.err")"
+        # What was measured so far, as iperf3 prints on Ctrl-C (ux-findings L12): the table, the
+        # candidate cut short marked so, the one never reached said so.
+        contains "SIG$sig: what was measured, incomplete" "Interrupted: what was measured before it, incomplete" "$(cat "$TMP/int.out")"
+        grep -qE '^l1_2_aspm=0 \(.*(not measured \(stopped before it\)|$)' "$TMP/int.out" && ok || fail "SIG$sig: no l1_2_aspm=0 row: $(cat "$TMP/int.out")"
+        grep -qE '^tso=off \(.*not measured \(stopped before it\)' "$TMP/int.out" && ok || fail "SIG$sig: no tso=off row: $(cat "$TMP/int.out")"
         as_found "after SIG$sig"
 done
+
+### On a terminal (script(1) gives it one): the total first, then each candidate's numbers as soon
+### as it is measured, before the table (ux-findings M4). 4 rounds of 1 s, one direction.
+cmd=$(printf '%q ' ip netns exec "$nsa" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" \
+        --config "$TMP/empty.conf" --state-dir "$STATE" experiment --server 10.77.0.2 --knob l1_2_aspm=0 --knob tso=off \
+        --rounds 4 --seconds 1 --idle-seconds 1 --direction send)
+script -qec "$cmd" /dev/null | tr '\r' '\n' | sed 's/\x1b\[K//g' | grep -v '^$' >"$TMP/tty.out" || fail "on a terminal: exit $?"
+contains "on a terminal: the total first" "2 candidates, 4 rounds of 1 s per arm and direction: about" "$(cat "$TMP/tty.out")"
+first=$(grep -n '^\[1/2\] l1_2_aspm=0 (' "$TMP/tty.out" | cut -d: -f1)
+second=$(grep -n '^\[2/2\] tso=off (' "$TMP/tty.out" | cut -d: -f1)
+table=$(grep -n '^CANDIDATE (FROM)' "$TMP/tty.out" | cut -d: -f1)
+[[ -n $first && -n $second && -n $table && $first -lt $second && $second -lt $table ]] && ok ||
+        fail "on a terminal: each result as it comes, then the table: $(cat "$TMP/tty.out")"
+grep -A1 '^\[1/2\] l1_2_aspm=0' "$TMP/tty.out" | grep -qE '^  send [0-9]+ -> [0-9]+ Mb/s, .*helps$' && ok ||
+        fail "on a terminal: l1_2_aspm=0's numbers: $(cat "$TMP/tty.out")"
+as_found "on a terminal"
 
 echo "$SECONDS s: section 5"
 ### 5. kill -9 right after the first write: the journal has the original, restore puts it back.
