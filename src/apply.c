@@ -592,6 +592,7 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
 int restore_nic(ApplyContext *ctx, const Nic *n, const char *slot, ApplyStats *st) {
         _cleanup_(undo_done) UndoJournal j = {};
         ApplyStats before = *st;
+        size_t recorded;
         int r;
 
         if (!n) {
@@ -610,6 +611,7 @@ int restore_nic(ApplyContext *ctx, const Nic *n, const char *slot, ApplyStats *s
         r = journal_open(ctx, n, &j);
         if (r < 0)
                 return r;
+        recorded = j.n;
         restore_entries(ctx, n, &j, NULL, st);
         r = j.truncated ? 0 : undo_save(&j);
         if (r < 0)
@@ -625,5 +627,9 @@ int restore_nic(ApplyContext *ctx, const Nic *n, const char *slot, ApplyStats *s
         if (st->restored + st->left_alone + st->failed > before.restored + before.left_alone + before.failed)
                 log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, n, 0, "%u restored, %u left alone, %u failed",
                         st->restored - before.restored, st->left_alone - before.left_alone, st->failed - before.failed);
+        else if (recorded > 0) /* every recorded value was back already (by hand): said, not silent (ux-findings L9) */
+                log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, n, 0, "0 restored: the %zu value%s r8169-tuned recorded %s at %s "
+                        "original%s already", recorded, recorded == 1 ? "" : "s", recorded == 1 ? "is" : "are",
+                        recorded == 1 ? "its" : "their", recorded == 1 ? "" : "s");
         return st->failed > before.failed ? -EIO : 0;
 }
