@@ -151,8 +151,10 @@ static void verify_text(const Verdict *vd) {
 static int verify_here(const Options *o, Verdict *vd, Context *c) {
         _cleanup_free_ bool *selected = NULL;
 
-        if (context_open_selected(c, o, true, &selected) < 0)
+        if (context_open_selected(c, o, false, &selected) < 0)
                 return -EINVAL;
+        /* Quiet: verify lists the problems itself, once (ux-findings L17: the loader said them too). */
+        context_load_policy_quiet(c);
         for (size_t i = 0; i < c->nics.n; i++) {
                 KnobReading current[_KNOB_MAX];
                 NicPlan p;
