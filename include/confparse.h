@@ -19,6 +19,8 @@ bool diag_names_file(const Diagnostics *d, const char *file);
 bool diag_names_lines(const Diagnostics *d, const char *file, unsigned from, unsigned to);
 /* Appends a message as diag_add() formats them (one that starts with its "file:line: " keeps it once). */
 void diag_add_message(Diagnostics *d, const char *file, unsigned line, const char *msg);
+/* Problem i's message without the "file:line: " its text starts with (file and line are apart). */
+const char *diag_text(const Diagnostics *d, size_t i);
 /* Appends message i of from to to. */
 void diag_copy(Diagnostics *to, const Diagnostics *from, size_t i);
 /* Line order within each file, files in the order they were first complained about. */

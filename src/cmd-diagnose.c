@@ -976,11 +976,7 @@ static void json_messages(JsonWriter *w, const NicFacts *f) {
 }
 
 static void json_footer(JsonWriter *w, const Diagnose *d) {
-        json_key(w, "config_problems");
-        json_array_begin(w);
-        for (size_t i = 0; i < d->problems.n; i++)
-                json_str(w, d->problems.msgs[i]);
-        json_array_end(w);
+        report_config_problems_json(w, &d->problems);
         json_key(w, "not_read");
         json_array_begin(w);
         for (size_t i = 0; i < d->unread.n; i++) {

@@ -61,16 +61,24 @@ bool diag_names_lines(const Diagnostics *d, const char *file, unsigned from, uns
         return false;
 }
 
-void diag_add_message(Diagnostics *d, const char *file, unsigned line, const char *msg) {
+/* A message without the "file:line: " (or "file: ") it may start with. */
+static const char *message_after_file(const char *file, const char *msg) {
         size_t skip = strlen(file);
 
-        /* The message carries "file:line: " (or "file: ") already: add what follows it. */
         if (strncmp(msg, file, skip) == 0 && msg[skip] == ':') {
                 msg += skip + 1;
                 msg += strspn(msg, "0123456789");
                 msg += strspn(msg, ": ");
         }
-        diag_add(d, file, line, "%s", msg);
+        return msg;
+}
+
+const char *diag_text(const Diagnostics *d, size_t i) {
+        return message_after_file(d->files[i], d->msgs[i]);
+}
+
+void diag_add_message(Diagnostics *d, const char *file, unsigned line, const char *msg) {
+        diag_add(d, file, line, "%s", message_after_file(file, msg));
 }
 
 void diag_copy(Diagnostics *to, const Diagnostics *from, size_t i) {

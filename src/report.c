@@ -373,7 +373,7 @@ void report_config_problems_json(JsonWriter *w, const Diagnostics *d) {
                 json_object_begin(w);
                 json_kv_str(w, "file", d->files[i]);
                 json_kv_u64(w, "line", d->lines[i]);
-                json_kv_str(w, "message", d->msgs[i]);
+                json_kv_str(w, "message", diag_text(d, i));
                 json_object_end(w);
         }
         json_array_end(w);
