@@ -73,6 +73,7 @@ typedef struct PlanReport {
         const KernelVersion *kernel; /* what the quirks' kernel conditions were matched against */
         const NicPlan *plans;
         size_t n;
+        bool no_quirks;           /* no quirk file was read: nothing is known of any chip */
 } PlanReport;
 
 void report_plan_text(FILE *f, const PlanReport *r);

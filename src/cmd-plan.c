@@ -27,12 +27,14 @@ int cmd_plan(const Options *o) {
         }
         PlanReport r = { .configured = context_configured_profile(&c),
                          .from_config = c.config.profile, .override = o->profile,
-                         .profile = c.profile, .power = c.machine.power, .kernel = &c.machine.kernel, .plans = plans, .n = n };
+                         .profile = c.profile, .power = c.machine.power, .kernel = &c.machine.kernel, .plans = plans, .n = n,
+                         .no_quirks = c.quirks.n_files == 0 };
         if (o->json)
                 report_plan_json(stdout, &r);
         else
                 report_plan_text(stdout, &r);
-        ret = 0;
+        /* A plan without any quirk database is no answer (ux-findings L8): the problem is said, exit 1. */
+        ret = r.no_quirks ? 1 : 0;
 out:
         context_done(&c);
         return ret;

@@ -837,7 +837,8 @@ static void plan_nic_text(FILE *f, const PlanReport *r, const NicPlan *p) {
         if (!p->nic->chip)
                 report_unknown_chip_advice(f, p->nic);
         else if (p->n == 0 && p->n_held == 0 && p->n_suggested == 0 && p->n_guarded == 0 && p->n_other_driver == 0)
-                fputs("  nothing known to tune for this chip\n", f);
+                fputs(r->no_quirks ? "  nothing to plan from: no quirk database was read (stderr says where it was looked for)\n"
+                                   : "  nothing known to tune for this chip\n", f);
         else if (changes == 0)
                 fputs("  nothing to change\n", f);
         if (p->n_held > 0)
