@@ -35,6 +35,7 @@ typedef struct ApplyStats {
         unsigned unsupported; /* asked for, the driver or kernel does not have it */
         unsigned restored;
         unsigned left_alone;  /* someone else changed it since: not restored */
+        unsigned at_original; /* restore: back at its original already (by hand): nothing to write */
         unsigned waiting;     /* daemon: the interface is not there yet (hotplug will bring it) */
 } ApplyStats;
 

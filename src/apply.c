@@ -397,6 +397,7 @@ static void restore_sort_out(ApplyContext *ctx, const Nic *n, UndoJournal *j, co
                                              : knob_status_to_string(knob_status_from_errno(it->error)),
                                      orig, j->path);
                 } else if (it->now == it->value) {
+                        st->at_original++;
                         undo_remove(j, undo_find(j, be->id, it->name));
                 } else if (ctx->l1_guard && knob_get(k)->l1 && it->value != 0) {
                         /* A link that timed out never gets L1 turned on again, not even to give an original back. */
@@ -592,7 +593,6 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
 int restore_nic(ApplyContext *ctx, const Nic *n, const char *slot, ApplyStats *st) {
         _cleanup_(undo_done) UndoJournal j = {};
         ApplyStats before = *st;
-        size_t recorded;
         int r;
 
         if (!n) {
@@ -611,7 +611,6 @@ int restore_nic(ApplyContext *ctx, const Nic *n, const char *slot, ApplyStats *s
         r = journal_open(ctx, n, &j);
         if (r < 0)
                 return r;
-        recorded = j.n;
         restore_entries(ctx, n, &j, NULL, st);
         r = j.truncated ? 0 : undo_save(&j);
         if (r < 0)
@@ -627,9 +626,11 @@ int restore_nic(ApplyContext *ctx, const Nic *n, const char *slot, ApplyStats *s
         if (st->restored + st->left_alone + st->failed > before.restored + before.left_alone + before.failed)
                 log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, n, 0, "%u restored, %u left alone, %u failed",
                         st->restored - before.restored, st->left_alone - before.left_alone, st->failed - before.failed);
-        else if (recorded > 0) /* every recorded value was back already (by hand): said, not silent (ux-findings L9) */
-                log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, n, 0, "0 restored: the %zu value%s r8169-tuned recorded %s at %s "
-                        "original%s already", recorded, recorded == 1 ? "" : "s", recorded == 1 ? "is" : "are",
-                        recorded == 1 ? "its" : "their", recorded == 1 ? "" : "s");
+        else if (st->at_original > before.at_original) { /* every value was back already (by hand): said (ux-findings L9) */
+                unsigned back = st->at_original - before.at_original;
+                log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, n, 0, "0 restored: the %u value%s r8169-tuned recorded %s at %s original%s "
+                        "already", back, back == 1 ? "" : "s", back == 1 ? "is" : "are", back == 1 ? "its" : "their",
+                        back == 1 ? "" : "s");
+        }
         return st->failed > before.failed ? -EIO : 0;
 }

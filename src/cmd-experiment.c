@@ -92,6 +92,8 @@ typedef struct Experiment {
         bool not_as_found;              /* a way back to the baseline failed: the NIC is not as found */
         uint64_t rng;
         bool tty;
+        bool cut;                       /* interrupted: what is printed is incomplete, and nothing is kept */
+        size_t running;                 /* the trial being measured, 1-based; 0: none yet */
         unsigned tests_total, tests_done;
         uint64_t started_usec;
 } Experiment;
@@ -549,7 +551,9 @@ static void print_text(const Experiment *e, FILE *f) {
         }
         fprintf(f, "\n\"helps\": the 95 %% interval excludes 0 and the change is at least %.0f %% of the baseline.\n",
                 EXPERIMENT_PRACTICAL * 100);
-        if (helped > 0)
+        if (e->cut)
+                fprintf(f, "Interrupted: run it again to measure every candidate in full.\n");
+        else if (helped > 0)
                 fprintf(f, "%zu candidate%s helped%s. --write-config FILE keeps %s; --report FILE writes the numbers and a quirk "
                         "entry draft for a bug report.\n", helped, helped == 1 ? "" : "s",
                         helped == 1 ? "" : " (each measured alone: check them together before keeping all)",
@@ -1075,10 +1079,13 @@ static int warm_up(Experiment *e) {
 /* Ctrl-C: what was measured so far, a candidate cut short marked so (as iperf3 prints its
  * totals on Ctrl-C; ux-findings L12). Nothing is written: a cut run keeps nothing. */
 static void interrupted_output(Experiment *e) {
+        e->cut = true;
         for (size_t i = 0; i < e->n_trials; i++) {
                 Trial *t = &e->trials[i];
                 if (t->rounds > 0 && t->rounds < e->rounds && !t->failed[0])
                         snprintf(t->failed, sizeof(t->failed), "interrupted");
+                else if (t->rounds == 0 && i + 1 == e->running)
+                        snprintf(t->failed, sizeof(t->failed), "interrupted in its first round");
         }
         compare_trials(e);
         printf("Interrupted: what was measured before it, incomplete (nothing was written).\n");
@@ -1099,6 +1106,7 @@ static int run_trials(Experiment *e) {
                         "experiment: %s (%s) against the NIC as found, %u round%s; each change through the undo journal %s/%s",
                         candidate_settings_string(&t->cand, name, sizeof(name)), candidate_origin_to_string(t->cand.origin),
                         e->rounds, e->rounds == 1 ? "" : "s", e->o->state_dir, e->nic->slot);
+                e->running = i + 1;
                 r = run_trial(e, t, i);
                 if (r < 0)
                         return r;

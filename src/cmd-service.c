@@ -151,8 +151,7 @@ int service_nic_state(sd_bus *bus, const char *slot, char *buf, size_t size) {
         r = sd_bus_get_property_string(bus, BUS_NAME, path, BUS_NAME ".Nic", "State", NULL, &state);
         if (r < 0)
                 return r;
-        strscpy(buf, size, state);
-        return 0;
+        return strscpy(buf, size, state) < 0 ? -E2BIG : 0;
 }
 
 int service_nic_released(sd_bus *bus, const char *slot) {
@@ -268,24 +267,26 @@ static int profile_unpersist(const Options *o) {
  * --persist, the service first reads the files without the drop-in). */
 static int profile_reset(const Options *o, sd_bus *bus) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
+        bool reloaded;
         int r;
 
         if (o->persist && profile_unpersist(o) < 0)
                 return 1;
         if (!bus) {
                 if (!o->persist)
-                        log_info("r8169-tuned.service is not running: there is no run-time profile to drop.");
+                        log_info("No run-time profile to drop here: r8169-tuned.service is not running, or an option "
+                                 "names another configuration, sysfs or profile than the service's.");
                 return 0;
         }
-        if (o->persist && service_reload(bus, o) != 0)
-                return 1;
+        /* A problem in some file is said by the reload and makes the exit 1, but the run-time choice still goes. */
+        reloaded = !o->persist || service_reload(bus, o) == 0;
         r = sd_bus_call_method(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, "SetProfile", &error, NULL, "s", "");
         if (r < 0) {
                 log_error("SetProfile through r8169-tuned.service: %s", error.message ?: strerror(-r));
                 sd_bus_error_free(&error);
                 return 1;
         }
-        return profile_show_bus(bus);
+        return profile_show_bus(bus) != 0 || !reloaded;
 }
 
 int cmd_profile(const Options *o) {

@@ -74,7 +74,7 @@ static const char *message_after_file(const char *file, const char *msg) {
 }
 
 const char *diag_text(const Diagnostics *d, size_t i) {
-        return message_after_file(d->files[i], d->msgs[i]);
+        return d->files[i] ? message_after_file(d->files[i], d->msgs[i]) : d->msgs[i];
 }
 
 void diag_add_message(Diagnostics *d, const char *file, unsigned line, const char *msg) {

@@ -355,7 +355,11 @@ static int unknown_command(const char *cmd) {
 
 /* --help anywhere, or "help [COMMAND]" as systemctl and networkctl take it. */
 static int show_help(const char *cmd) {
-        const Command *c = cmd ? command_find(cmd) : NULL;
+        const Command *c;
+
+        if (cmd && streq(cmd, "help"))
+                cmd = NULL; /* "help --help": the help */
+        c = cmd ? command_find(cmd) : NULL;
 
         if (cmd && !c)
                 return unknown_command(cmd);

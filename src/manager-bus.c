@@ -728,7 +728,7 @@ int manager_bus_watch_desktop(Manager *m) {
                 if (r >= 0)
                         r = sd_bus_add_match(m->bus, NULL, match, on_ppd_owner, n);
                 if (r >= 0)
-                        ppd_ask(n, !m->running && context_configured_profile(&m->c) == PROFILE_AUTO);
+                        ppd_ask(n, !m->running && context_configured_profile(&m->c) == PROFILE_AUTO && m->c.desktop_profile < 0);
         }
         if (r < 0)
                 log_warning_errno(r, "Cannot follow power-profiles-daemon (%m): profile auto follows the power source.");
