@@ -28,6 +28,9 @@ int log_level_from_string(const char *s);
 const char *log_level_to_string(int level);
 void log_set_target(LogTarget t);
 void log_open(void);
+/* For a command whose log is its result (apply, restore): info and notice go to stdout, warnings, errors and
+ * debugging to stderr, so that "apply > log" keeps the report. The journal, when it is the target, gets all. */
+void log_results_to_stdout(bool b);
 
 /* Structured extra fields, "KEY=value" strings, NULL-terminated; may be NULL. */
 int log_internal(int level, int error, const char *const *fields, const char *fmt, ...) _printf_(4, 5);

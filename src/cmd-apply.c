@@ -43,6 +43,7 @@ int cmd_apply(const Options *o) {
 
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
 
+        log_results_to_stdout(true);
         if (service_bus_open(o, &bus) >= 0)
                 return service_apply(bus, o);
         if (context_check_privileges(o, "apply") < 0 || refuse_if_service_runs(o, "apply") < 0)
@@ -93,6 +94,7 @@ int cmd_restore(const Options *o) {
 
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
 
+        log_results_to_stdout(true);
         if (service_bus_open(o, &bus) >= 0)
                 return service_restore(bus, o);
         if (context_check_privileges(o, "restore") < 0 || refuse_if_service_runs(o, "restore") < 0)

@@ -11,6 +11,7 @@
 static int max_level = LOG_INFO;
 static LogTarget target = LOG_TARGET_AUTO;
 static bool use_journal;
+static bool results_to_stdout;
 
 static const char *const level_names[] = {
         [LOG_EMERG] = "emerg", [LOG_ALERT] = "alert",   [LOG_CRIT] = "crit",
@@ -64,6 +65,8 @@ static bool stderr_is_journal(void) {
         return st.st_dev == (dev_t) dev && st.st_ino == (ino_t) ino;
 }
 
+void log_results_to_stdout(bool b) { results_to_stdout = b; }
+
 void log_open(void) {
         use_journal = target == LOG_TARGET_JOURNAL || (target == LOG_TARGET_AUTO && stderr_is_journal());
 }
@@ -101,7 +104,15 @@ int log_internal(int level, int error, const char *const *fields, const char *fm
                 if (sd_journal_sendv(iov, (int) n) >= 0)
                         goto out;
         }
-        fprintf(stderr, "%s\n", msg);
+        if (results_to_stdout && (level == LOG_INFO || level == LOG_NOTICE)) {
+                /* A result between diagnostics: each line whole, in the order said, whatever each stream buffers. */
+                fflush(stderr);
+                fprintf(stdout, "%s\n", msg);
+                fflush(stdout);
+        } else {
+                fflush(stdout);
+                fprintf(stderr, "%s\n", msg);
+        }
 out:
         errno = saved;
         return -error;

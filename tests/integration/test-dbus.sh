@@ -91,7 +91,7 @@ eq "verify: as planned" "0" "$rc"
 echo 0 >"$gro"
 run verify --json
 eq "verify: the change by hand" "1 gro_flush_timeout 20000 0" "$rc $(jq -r '.differences[0] | "\(.knob) \(.planned) \(.found)"' <<<"$out")"
-python3 "$SRCDIR/tests/validate-json.py" "$SRCDIR/schema/r8169-tuned.schema.json" verify <<<"$out" && ok || fail "verify --json (service)"
+python3 "$SRCDIR/tests/validate-json.py" "$SRCDIR/conf/r8169-tuned.schema.json" verify <<<"$out" && ok || fail "verify --json (service)"
 # apply through the service names a write that did not hold and exits 1, as apply without the
 # service does (issue 33, ux-findings H3: "applies the plan to 1 NIC", exit 0).
 mount --bind "$gro" "$gro"
@@ -122,7 +122,7 @@ contains "released: verify says so" 'enp2s0 (0000:02:00.0): given back by "resto
 not_contains "released: its knobs are not differences" "gro_flush_timeout" "$out"
 run verify --json
 eq "released: verify --json" "false 0000:02:00.0 0" "$(jq -r '"\(.ok) \(.given_back[0].slot) \(.differences | length)"' <<<"$out")"
-python3 "$SRCDIR/tests/validate-json.py" "$SRCDIR/schema/r8169-tuned.schema.json" verify <<<"$out" && ok || fail "verify --json, given back"
+python3 "$SRCDIR/tests/validate-json.py" "$SRCDIR/conf/r8169-tuned.schema.json" verify <<<"$out" && ok || fail "verify --json, given back"
 run apply enp2s0
 wait_for 10 file_is "$gro" 20000 && ok || fail "apply: not taken back"
 eq "apply: tso off again, tuned" "off tuned" "$(feature enp2s0 tcp-segmentation-offload) $(prop "$nic_obj" "$NAME.Nic" State)"
@@ -167,7 +167,7 @@ rc=$?
 set -e
 eq "experiment with the service: exit" 0 "$rc"
 [[ $rc == 0 ]] || cat "$TMP/experiment.err" >&2
-python3 "$SRCDIR/tests/validate-json.py" "$SRCDIR/schema/r8169-tuned.schema.json" experiment <(printf '%s\n' "$out") && ok ||
+python3 "$SRCDIR/tests/validate-json.py" "$SRCDIR/conf/r8169-tuned.schema.json" experiment <(printf '%s\n' "$out") && ok ||
         fail "experiment --json against the schema"
 eq "experiment: both candidates measured in full, against the NIC as the kernel set it" \
         "gro_flush_timeout 50000 4 0,tso off 4 true" \

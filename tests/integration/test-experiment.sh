@@ -12,7 +12,7 @@ source "$SRCDIR/tests/harness/harness.sh"
 need_root
 command -v iperf3 >/dev/null || { echo "SKIP: iperf3 missing"; exit 77; }
 Q="$SRCDIR/conf/quirks.d"
-S="$SRCDIR/schema/r8169-tuned.schema.json"
+S="$SRCDIR/conf/r8169-tuned.schema.json"
 
 # The physics: L1.2 holds the link at 255 Mb/s (seeds/002: 255 -> 670 once it is off) and
 # costs 0.4 W less at idle; TSO off would cut it to 150; clock PM and the NAPI pair change

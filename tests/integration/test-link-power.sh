@@ -94,7 +94,7 @@ eq "diagnose: runs" true "$(jq -r '.nics[0].link_power_plan.runs' "$TMP/diagnose
 status_json >"$TMP/status.json"
 if python3 -c 'import jsonschema' 2>/dev/null; then
         for d in status diagnose; do
-                out=$(python3 "$SRCDIR/tests/validate-json.py" "$SRCDIR/schema/r8169-tuned.schema.json" $d "$TMP/$d.json" 2>&1) &&
+                out=$(python3 "$SRCDIR/tests/validate-json.py" "$SRCDIR/conf/r8169-tuned.schema.json" $d "$TMP/$d.json" 2>&1) &&
                         ok || fail "schema: $d: $out"
         done
 fi

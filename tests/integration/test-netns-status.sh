@@ -78,7 +78,7 @@ if python3 -c 'import jsonschema' 2>/dev/null; then
         printf '%s\n' "$d" >"$TMP/d.json"
         in_ns "$R8T" "${KR[@]}" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --json status >"$TMP/s.json"
         for def in diagnose status; do
-                out=$(python3 "$SRCDIR/tests/validate-json.py" "$SRCDIR/schema/r8169-tuned.schema.json" $def "$TMP/${def:0:1}.json" 2>&1) &&
+                out=$(python3 "$SRCDIR/tests/validate-json.py" "$SRCDIR/conf/r8169-tuned.schema.json" $def "$TMP/${def:0:1}.json" 2>&1) &&
                         ok || fail "schema, $def on a veth: $out"
         done
 fi
