@@ -42,4 +42,6 @@ static inline void json_kv_u64(JsonWriter *w, const char *k, uint64_t v) { json_
 static inline void json_kv_bool(JsonWriter *w, const char *k, bool v) { json_key(w, k); json_bool(w, v); }
 static inline void json_kv_null(JsonWriter *w, const char *k) { json_key(w, k); json_null(w); }
 /* The end of a document: a newline after the outermost value. */
-static inline void json_end(JsonWriter *w) { fputc('\n', w->f); }
+void json_end(JsonWriter *w);
+/* Whether this process ended a JSON document on stdout (else a failed --json command prints an error object). */
+bool json_document_written(void);

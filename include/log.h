@@ -31,6 +31,9 @@ void log_open(void);
 /* For a command whose log is its result (apply, restore): info and notice go to stdout, warnings, errors and
  * debugging to stderr, so that "apply > log" keeps the report. The journal, when it is the target, gets all. */
 void log_results_to_stdout(bool b);
+/* The first message logged at LOG_ERR or worse (the cause; later ones tend to be hints) and its errno (0: none);
+ * NULL if there was none. */
+const char *log_first_error(int *error);
 
 /* Structured extra fields, "KEY=value" strings, NULL-terminated; may be NULL. */
 int log_internal(int level, int error, const char *const *fields, const char *fmt, ...) _printf_(4, 5);

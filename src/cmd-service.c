@@ -7,13 +7,12 @@
 #include <sys/stat.h>
 #include <systemd/sd-bus.h>
 
+#include "bus-api.h"
 #include "commands.h"
 #include "log.h"
+#include "report.h"
 #include "undo.h"
 
-#define BUS_NAME "io.github.r8169_tuned1"
-#define BUS_PATH "/io/github/r8169_tuned1"
-#define BUS_MANAGER BUS_NAME ".Manager"
 
 int service_bus_open(const Options *o, sd_bus **ret) {
         /* Options that point at another machine or policy than the service's: act directly. */
@@ -208,19 +207,60 @@ int service_reload(sd_bus *bus, const Options *o) {
 }
 
 /* profile: what is in force (and why), or a switch at run time (--persist: also in a drop-in). */
-static int profile_show_bus(sd_bus *bus) {
-        static const char *const props[] = { "Profile", "ProfileSource", "ActiveProfile", "PowerSource" };
-        char *v[4] = {};
+/* The profile in force, where it comes from and the power source: a line, or {"schema", "profile",
+ * "configured", "source", "desktop", "power_source", "service"}. desktop: NULL when unknown. */
+static void profile_print(bool json, const char *active, const char *source, const char *configured,
+                          const char *desktop, const char *power, bool service) {
+        JsonWriter w = json_writer(stdout);
+
+        if (!json) {
+                printf("%s (%s: %s, power: %s)%s\n", active, source, configured, power,
+                       !service ? "; the service is not running"
+                       : streq(source, "runtime") ? "; \"r8169-tuned profile --reset\" goes back to the configured one" : "");
+                return;
+        }
+        json_object_begin(&w);
+        json_kv_u64(&w, "schema", REPORT_JSON_SCHEMA);
+        json_kv_str(&w, "profile", active);
+        json_kv_str(&w, "configured", configured);
+        json_kv_str(&w, "source", source);
+        json_kv_str(&w, "desktop", desktop);
+        json_kv_str(&w, "power_source", power);
+        json_kv_bool(&w, "service", service);
+        json_object_end(&w);
+        json_end(&w);
+}
+
+static int profile_show_bus(sd_bus *bus, bool json) {
+        static const char *const props[] = { "Profile", "ProfileSource", "ActiveProfile", "PowerSource", "DesktopProfile" };
+        char *v[ELEMENTSOF(props)] = {};
         int r = 0;
 
-        for (size_t i = 0; r >= 0 && i < 4; i++)
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(props); i++)
                 r = sd_bus_get_property_string(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, props[i], NULL, &v[i]);
         if (r >= 0)
-                printf("%s (%s: %s, power: %s)%s\n", v[2], v[1], v[0], v[3],
-                       streq(v[1], "runtime") ? "; \"r8169-tuned profile --reset\" goes back to the configured one" : "");
-        for (size_t i = 0; i < 4; i++)
+                profile_print(json, v[2], v[1], v[0], v[4][0] ? v[4] : NULL, v[3], true);
+        for (size_t i = 0; i < ELEMENTSOF(props); i++)
                 free(v[i]);
         return r < 0 ? log_error_errno(r, "Cannot read the service's profile: %m"), 1 : 0;
+}
+
+/* Without the service: the profile as this command works it out from the configuration. */
+static int profile_show_here(const Options *o) {
+        Options every = *o; /* the context keeps a pointer to it: as long as c lives */
+        _cleanup_free_ bool *selected = NULL;
+        Context c;
+        int r;
+
+        every.args = NULL;
+        every.n_args = 0;
+        r = context_open_selected(&c, &every, true, &selected);
+        if (r >= 0)
+                profile_print(o->json, profile_to_string(c.profile), o->profile ? "command-line" : "configuration",
+                              profile_to_string(context_configured_profile(&c)), NULL,
+                              power_source_to_string(c.machine.power), false);
+        context_done(&c);
+        return r < 0;
 }
 
 #define PROFILE_DROPIN "90-profile.conf"
@@ -276,7 +316,7 @@ static int profile_reset(const Options *o, sd_bus *bus) {
                 if (!o->persist)
                         log_info("No run-time profile to drop here: r8169-tuned.service is not running, or an option "
                                  "names another configuration, sysfs or profile than the service's.");
-                return 0;
+                return o->json ? profile_show_here(o) : 0;
         }
         /* A problem in some file is said by the reload and makes the exit 1, but the run-time choice still goes. */
         reloaded = !o->persist || service_reload(bus, o) == 0;
@@ -286,7 +326,7 @@ static int profile_reset(const Options *o, sd_bus *bus) {
                 sd_bus_error_free(&error);
                 return 1;
         }
-        return profile_show_bus(bus) != 0 || !reloaded;
+        return profile_show_bus(bus, o->json) != 0 || !reloaded;
 }
 
 int cmd_profile(const Options *o) {
@@ -302,31 +342,13 @@ int cmd_profile(const Options *o) {
                 return profile_reset(o, service ? bus : NULL);
         if (name && profile_from_string(name) < 0)
                 return log_error("Unknown profile \"%s\": expected performance, balanced, powersave or auto.", name), 2;
-        if (!name) {
-                Options every = *o; /* the context keeps a pointer to it: as long as c lives */
-                bool *selected = NULL;
-                Context c;
-
-                if (service)
-                        return profile_show_bus(bus);
-                every.args = NULL;
-                every.n_args = 0;
-                if (context_open_selected(&c, &every, true, &selected) < 0) {
-                        context_done(&c);
-                        return 1;
-                }
-                printf("%s (%s: %s, power: %s; the service is not running)\n", profile_to_string(c.profile),
-                       o->profile ? "command-line" : "configuration", profile_to_string(context_configured_profile(&c)),
-                       power_source_to_string(c.machine.power));
-                free(selected);
-                context_done(&c);
-                return 0;
-        }
+        if (!name)
+                return service ? profile_show_bus(bus, o->json) : profile_show_here(o);
         if (o->persist && profile_persist(o, name) < 0)
                 return 1;
         if (!service) {
                 if (o->persist)
-                        return 0;
+                        return o->json ? profile_show_here(o) : 0;
                 log_error("r8169-tuned.service is not running: there is no run-time profile to switch. "
                           "\"r8169-tuned profile %s --persist\" writes it to the configuration.", name);
                 return 1;
@@ -338,5 +360,5 @@ int cmd_profile(const Options *o) {
                 return 1;
         }
         log_info("Profile %s%s.", name, o->persist ? "" : " until the service stops (--persist keeps it)");
-        return 0;
+        return o->json ? profile_show_bus(bus, true) : 0;
 }

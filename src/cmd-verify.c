@@ -3,6 +3,7 @@
 #include <net/if.h>
 #include <systemd/sd-bus.h>
 
+#include "bus-api.h"
 #include "commands.h"
 #include "json.h"
 #include "log.h"
@@ -24,6 +25,11 @@ typedef struct GivenBack {
         char slot[PCI_SLOT_LEN], ifname[IFNAMSIZ];
 } GivenBack;
 
+/* A NIC verified: its slot, interface and, through the service, how the service holds it. */
+typedef struct Checked {
+        char slot[PCI_SLOT_LEN], ifname[IFNAMSIZ], state[16];
+} Checked;
+
 typedef struct Verdict {
         Difference *v;
         size_t n;
@@ -31,6 +37,7 @@ typedef struct Verdict {
         size_t n_given_back;
         Diagnostics problems;
         const char *profile;  /* NULL: not known (the service answered) */
+        Checked *nics;
         size_t n_nics;
 } Verdict;
 
@@ -65,7 +72,33 @@ static int verdict_add_given_back(Verdict *vd, const char *slot, const char *ifn
         return 0;
 }
 
+static int verdict_add_nic(Verdict *vd, const char *slot, const char *ifname, const char *state) {
+        Checked *c = reallocarray(vd->nics, vd->n_nics + 1, sizeof(Checked));
+
+        if (!c)
+                return -ENOMEM;
+        vd->nics = c;
+        c = &c[vd->n_nics++];
+        *c = (Checked) {};
+        strscpy(c->slot, sizeof(c->slot), slot);
+        strscpy(c->ifname, sizeof(c->ifname), ifname ?: "");
+        strscpy(c->state, sizeof(c->state), state ?: "");
+        return 0;
+}
+
+/* Whether every knob of this NIC is as planned and the service has not given it back. */
+static bool verdict_nic_ok(const Verdict *vd, const Checked *c) {
+        for (size_t i = 0; i < vd->n; i++)
+                if (streq(vd->v[i].slot, c->slot))
+                        return false;
+        for (size_t i = 0; i < vd->n_given_back; i++)
+                if (streq(vd->given_back[i].slot, c->slot))
+                        return false;
+        return true;
+}
+
 static void verdict_done(Verdict *vd) {
+        free(vd->nics);
         free(vd->v);
         free(vd->given_back);
         diag_done(&vd->problems);
@@ -95,7 +128,16 @@ static void verify_json(const Verdict *vd) {
         json_kv_bool(&w, "ok", verdict_ok(vd));
         json_kv_str(&w, "profile", vd->profile);
         json_key(&w, "nics");
-        json_u64(&w, vd->n_nics);
+        json_array_begin(&w);
+        for (size_t i = 0; i < vd->n_nics; i++) {
+                json_object_begin(&w);
+                json_kv_str(&w, "slot", vd->nics[i].slot);
+                json_kv_str(&w, "interface", vd->nics[i].ifname[0] ? vd->nics[i].ifname : NULL);
+                json_kv_str(&w, "service_state", vd->nics[i].state[0] ? vd->nics[i].state : NULL);
+                json_kv_bool(&w, "ok", verdict_nic_ok(vd, &vd->nics[i]));
+                json_object_end(&w);
+        }
+        json_array_end(&w);
         json_key(&w, "differences");
         json_array_begin(&w);
         for (size_t i = 0; i < vd->n; i++) {
@@ -162,7 +204,8 @@ static int verify_here(const Options *o, Verdict *vd, Context *c) {
                 if (!selected[i])
                         continue;
                 context_plan_nic(c, &c->nics.nics[i], current, &p);
-                vd->n_nics++;
+                if (verdict_add_nic(vd, p.nic->slot, nic_ifname(p.nic), NULL) < 0)
+                        return log_oom();
                 for (size_t k = 0; !p.ignored && k < p.n; k++) {
                         const PlanItem *it = &p.items[k];
                         char want[KNOB_VALUE_MAX], found[64], src[160];
@@ -181,6 +224,54 @@ static int verify_here(const Options *o, Verdict *vd, Context *c) {
         return 0;
 }
 
+static bool nic_named(const Options *o, const char *slot, const char *ifname, int *which) {
+        char s[PCI_SLOT_LEN];
+
+        for (int a = 0; a < o->n_args; a++)
+                if (streq(o->args[a], ifname) || (pci_slot_normalize(o->args[a], s) >= 0 && streq(s, slot))) {
+                        if (which)
+                                *which = a;
+                        return true;
+                }
+        return false;
+}
+
+/* The service's NICs (object paths): those asked for (all without arguments) with how the service holds
+ * them; an argument that names none of them is an error. */
+static int verify_service_nics(sd_bus *bus, const Options *o, Verdict *vd, char **paths) {
+        _cleanup_free_ bool *named = calloc((size_t) o->n_args + 1, sizeof(bool));
+        int r = 0;
+
+        if (!named)
+                return log_oom();
+        for (char **n = paths; n && *n; n++) {
+                _cleanup_free_ char *slot = NULL, *ifname = NULL, *state = NULL;
+                int which = -1;
+
+                r = sd_bus_get_property_string(bus, BUS_NAME, *n, BUS_NIC, "Slot", NULL, &slot);
+                if (r >= 0)
+                        r = sd_bus_get_property_string(bus, BUS_NAME, *n, BUS_NIC, "Interface", NULL, &ifname);
+                if (r >= 0)
+                        r = sd_bus_get_property_string(bus, BUS_NAME, *n, BUS_NIC, "State", NULL, &state);
+                if (r < 0)
+                        continue; /* gone between the list and the reads */
+                if (o->n_args > 0 && !nic_named(o, slot, ifname, &which))
+                        continue;
+                if (which >= 0)
+                        named[which] = true;
+                if (verdict_add_nic(vd, slot, ifname, state) < 0 ||
+                    (streq(state, "released") && verdict_add_given_back(vd, slot, ifname) < 0))
+                        return log_oom();
+        }
+        r = 0;
+        for (int a = 0; a < o->n_args; a++)
+                if (!named[a]) {
+                        log_error("No Realtek NIC \"%s\" (an interface name or a PCI slot).", o->args[a]);
+                        r = -ENOENT;
+                }
+        return r;
+}
+
 /* The service's answer (Verify), for the NICs asked for. */
 static int verify_service(sd_bus *bus, const Options *o, Verdict *vd, char **profile) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -190,8 +281,7 @@ static int verify_service(sd_bus *bus, const Options *o, Verdict *vd, char **pro
         uint32_t line;
         int r;
 
-        r = sd_bus_call_method(bus, "io.github.r8169_tuned1", "/io/github/r8169_tuned1", "io.github.r8169_tuned1.Manager", "Verify",
-                               &error, &reply, "");
+        r = sd_bus_call_method(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, "Verify", &error, &reply, "");
         if (r < 0) {
                 log_error("Verify through r8169-tuned.service: %s", error.message ?: strerror(-r));
                 sd_bus_error_free(&error);
@@ -199,11 +289,8 @@ static int verify_service(sd_bus *bus, const Options *o, Verdict *vd, char **pro
         }
         r = sd_bus_message_enter_container(reply, 'a', "(ssssss)");
         while (r >= 0 && (r = sd_bus_message_read(reply, "(ssssss)", &slot, &ifname, &knob, &planned, &found, &source)) > 0) {
-                bool wanted = o->n_args == 0;
-                char s[PCI_SLOT_LEN];
+                bool wanted = o->n_args == 0 || nic_named(o, slot, ifname, NULL);
 
-                for (int a = 0; a < o->n_args; a++)
-                        wanted |= streq(o->args[a], ifname) || (pci_slot_normalize(o->args[a], s) >= 0 && streq(s, slot));
                 if (wanted && verdict_add(vd, slot, ifname, knob, planned, found, source) < 0)
                         return log_oom();
         }
@@ -217,52 +304,17 @@ static int verify_service(sd_bus *bus, const Options *o, Verdict *vd, char **pro
         if (r >= 0)
                 r = sd_bus_message_exit_container(reply);
         if (r >= 0)
-                r = sd_bus_get_property_string(bus, "io.github.r8169_tuned1", "/io/github/r8169_tuned1",
-                                               "io.github.r8169_tuned1.Manager", "ActiveProfile", NULL, profile);
+                r = sd_bus_get_property_string(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, "ActiveProfile", NULL, profile);
         if (r >= 0)
-                r = sd_bus_get_property_strv(bus, "io.github.r8169_tuned1", "/io/github/r8169_tuned1",
-                                             "io.github.r8169_tuned1.Manager", "Nics", NULL, &nics);
-        for (char **n = nics; r >= 0 && n && *n; n++) {
-                _cleanup_free_ char *nslot = NULL, *nif = NULL, *state = NULL;
-                bool wanted = o->n_args == 0;
-                char s[PCI_SLOT_LEN];
-
-                if (sd_bus_get_property_string(bus, "io.github.r8169_tuned1", *n, "io.github.r8169_tuned1.Nic", "State", NULL, &state) < 0 ||
-                    !streq(state, "released") ||
-                    sd_bus_get_property_string(bus, "io.github.r8169_tuned1", *n, "io.github.r8169_tuned1.Nic", "Slot", NULL, &nslot) < 0 ||
-                    sd_bus_get_property_string(bus, "io.github.r8169_tuned1", *n, "io.github.r8169_tuned1.Nic", "Interface", NULL, &nif) < 0)
-                        continue;
-                for (int a = 0; a < o->n_args; a++)
-                        wanted |= streq(o->args[a], nif) || (pci_slot_normalize(o->args[a], s) >= 0 && streq(s, nslot));
-                if (wanted && verdict_add_given_back(vd, nslot, nif) < 0)
-                        return log_oom();
-        }
-        for (int a = 0; r >= 0 && a < o->n_args; a++) {
-                bool known = false;
-                char s[PCI_SLOT_LEN];
-
-                for (char **n = nics; n && *n && !known; n++) {
-                        _cleanup_free_ char *nslot = NULL, *nif = NULL;
-                        if (sd_bus_get_property_string(bus, "io.github.r8169_tuned1", *n, "io.github.r8169_tuned1.Nic", "Slot", NULL, &nslot) >= 0 &&
-                            sd_bus_get_property_string(bus, "io.github.r8169_tuned1", *n, "io.github.r8169_tuned1.Nic", "Interface", NULL, &nif) >= 0)
-                                known = streq(o->args[a], nif) || (pci_slot_normalize(o->args[a], s) >= 0 && streq(s, nslot));
-                }
-                if (!known) {
-                        log_error("No Realtek NIC \"%s\" (an interface name or a PCI slot).", o->args[a]);
-                        r = -ENOENT;
-                }
-        }
-        for (char **n = nics; n && *n; n++) {
-                vd->n_nics++;
+                r = sd_bus_get_property_strv(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, "Nics", NULL, &nics);
+        r = r < 0 ? r : verify_service_nics(bus, o, vd, nics);
+        for (char **n = nics; n && *n; n++)
                 free(*n);
-        }
         free(nics);
         if (r == -ENOENT)
                 return r;
         if (r < 0)
                 return log_error_errno(r, "Cannot read the service's answer: %m");
-        if (o->n_args > 0)
-                vd->n_nics = (size_t) o->n_args;
         vd->profile = *profile;
         return 0;
 }

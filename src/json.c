@@ -29,6 +29,16 @@ static void json_close(JsonWriter *w, char c) {
                 w->depth--;
 }
 
+static bool document_written;
+
+void json_end(JsonWriter *w) {
+        fputc('\n', w->f);
+        if (w->f == stdout)
+                document_written = true;
+}
+
+bool json_document_written(void) { return document_written; }
+
 void json_object_begin(JsonWriter *w) { json_open(w, '{'); }
 void json_object_end(JsonWriter *w) { json_close(w, '}'); }
 void json_array_begin(JsonWriter *w) { json_open(w, '['); }

@@ -12,6 +12,8 @@ static int max_level = LOG_INFO;
 static LogTarget target = LOG_TARGET_AUTO;
 static bool use_journal;
 static bool results_to_stdout;
+static char last_error[2048]; /* the first error: the cause, where later ones add hints */
+static int last_errno;
 
 static const char *const level_names[] = {
         [LOG_EMERG] = "emerg", [LOG_ALERT] = "alert",   [LOG_CRIT] = "crit",
@@ -67,6 +69,12 @@ static bool stderr_is_journal(void) {
 
 void log_results_to_stdout(bool b) { results_to_stdout = b; }
 
+const char *log_first_error(int *error) {
+        if (error)
+                *error = last_errno;
+        return last_error[0] ? last_error : NULL;
+}
+
 void log_open(void) {
         use_journal = target == LOG_TARGET_JOURNAL || (target == LOG_TARGET_AUTO && stderr_is_journal());
 }
@@ -85,6 +93,10 @@ int log_internal(int level, int error, const char *const *fields, const char *fm
         va_start(ap, fmt);
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
+        if (level <= LOG_ERR && !last_error[0]) {
+                memcpy(last_error, msg, sizeof(last_error));
+                last_errno = error;
+        }
 
         if (use_journal) {
                 struct iovec iov[40];

@@ -8,6 +8,7 @@
 #include "iperf.h"
 #include "log.h"
 #include "manager.h"
+#include "report.h"
 
 typedef enum CommandArgs {
         ARGS_NONE,
@@ -34,7 +35,7 @@ static const Command commands[] = {
         { "plan", cmd_plan, ARGS_NICS, true, "What apply would change, and why; changes nothing",
           "Each knob with its current and planned value and what decided it: a quirk entry, a\n"
           "configuration line or the kernel's default.\nExample: r8169-tuned plan --profile powersave" },
-        { "check-config", cmd_check_config, ARGS_FILES, false, "Validate configuration and quirk files (or just these)",
+        { "check-config", cmd_check_config, ARGS_FILES, true, "Validate configuration and quirk files (or just these)",
           "Every problem as FILE:LINE: message. Exit status: 0 none, 1 a problem.\n"
           "Example: r8169-tuned check-config /etc/r8169-tuned/r8169-tuned.conf.d/50-local.conf" },
         { "quirks", cmd_quirks, ARGS_NICS, true, "The quirk database, or the entries matching these NICs",
@@ -62,7 +63,7 @@ static const Command commands[] = {
           "Run by r8169-tuned.service; use systemctl to start it." },
         { "reload", cmd_reload, ARGS_NONE, false, "Have the service read its files again; exit 1 if one has a problem",
           "The unit's ExecReload=, so \"systemctl reload r8169-tuned\" does the same." },
-        { "profile", cmd_profile, ARGS_NAME, false, "The profile in force, or switch the service to NAME until it stops",
+        { "profile", cmd_profile, ARGS_NAME, true, "The profile in force, or switch the service to NAME until it stops",
           "NAME: performance, balanced, powersave or auto.\nExample: r8169-tuned profile powersave --persist" },
         { "experiment", cmd_experiment, ARGS_NICS, true, "Measure which knobs help this NIC: iperf3 against --server HOST[:PORT]",
           "Each candidate change is measured against the NIC as found, in alternating rounds, with\n"
@@ -370,10 +371,55 @@ static int show_help(const char *cmd) {
         return 0;
 }
 
-int main(int argc, char *argv[]) {
-        Options o = { .sysfs = "/sys", .state_dir = "/run/r8169-tuned", .log_level = -1 };
+/* The command line, past its options: which command, checked against what it takes. */
+static int dispatch(Options *o, int argc, char *argv[]) {
         const Command *c;
         const char *cmd;
+
+        cmd = optind < argc ? argv[optind] : "status";
+        if (streq(cmd, "help"))
+                return optind + 2 < argc ? usage_error("help takes one command.") : show_help(optind + 1 < argc ? argv[optind + 1] : NULL);
+        o->args = argv + optind + (optind < argc);
+        o->n_args = argc - optind - (optind < argc);
+        c = command_find(cmd);
+        if (!c)
+                return unknown_command(cmd);
+        if (o->json && !c->json)
+                return usage_error("%s has no --json output.", cmd);
+        if (o->n_args > 0 && c->args == ARGS_NONE)
+                return usage_error("%s takes no arguments (\"%s\" given).", cmd, o->args[0]);
+        if ((o->persist || o->reset) && c->run != cmd_profile)
+                return usage_error("--persist and --reset are for profile only.");
+        if (o->reset && o->n_args > 0)
+                return usage_error("--reset goes back to the configured profile: it takes no name (\"%s\" given).", o->args[0]);
+        if (o->persist && !o->reset && o->n_args == 0)
+                return usage_error("--persist writes the profile named: r8169-tuned profile NAME --persist.");
+        if ((o->server || o->n_knobs || o->rounds || o->seconds || o->idle_seconds || o->direction || o->write_config || o->report || o->iperf3) &&
+            c->run != cmd_experiment)
+                return usage_error("--server, --knob, --rounds, --seconds, --idle-seconds, --direction, --write-config, "
+                                   "--report and --iperf3 are for experiment only.");
+        return c->run(o);
+}
+/* {"schema": 1, "error": {"message", "errno", "exit_status"}}: what went wrong, as the first error logged says it. */
+static void error_json(int status) {
+        JsonWriter w = json_writer(stdout);
+        int error;
+        const char *msg = log_first_error(&error);
+
+        json_object_begin(&w);
+        json_kv_u64(&w, "schema", REPORT_JSON_SCHEMA);
+        json_key(&w, "error");
+        json_object_begin(&w);
+        json_kv_str(&w, "message", msg ?: "failed");
+        json_kv_str(&w, "errno", report_errno_name(error));
+        json_kv_u64(&w, "exit_status", (uint64_t) status);
+        json_object_end(&w);
+        json_object_end(&w);
+        json_end(&w);
+}
+
+int main(int argc, char *argv[]) {
+        Options o = { .sysfs = "/sys", .state_dir = "/run/r8169-tuned", .log_level = -1 };
         bool want_help = false;
         int r;
 
@@ -383,33 +429,15 @@ int main(int argc, char *argv[]) {
                 return log_oom(), 1;
         o.knobs = knobs;
         r = parse_options(&o, argc, argv, &want_help);
-        if (r >= 0)
-                return r;
-        if (want_help)
-                return show_help(optind < argc ? argv[optind] : NULL);
-        /* A state directory of its own (a test, a second instance) keeps what outlives a reboot there too. */
-        o.lib_dir = streq(o.state_dir, "/run/r8169-tuned") ? "/var/lib/r8169-tuned" : o.state_dir;
-        cmd = optind < argc ? argv[optind] : "status";
-        if (streq(cmd, "help"))
-                return optind + 2 < argc ? usage_error("help takes one command.") : show_help(optind + 1 < argc ? argv[optind + 1] : NULL);
-        o.args = argv + optind + (optind < argc);
-        o.n_args = argc - optind - (optind < argc);
-        c = command_find(cmd);
-        if (!c)
-                return unknown_command(cmd);
-        if (o.json && !c->json)
-                return usage_error("%s has no --json output.", cmd);
-        if (o.n_args > 0 && c->args == ARGS_NONE)
-                return usage_error("%s takes no arguments (\"%s\" given).", cmd, o.args[0]);
-        if ((o.persist || o.reset) && c->run != cmd_profile)
-                return usage_error("--persist and --reset are for profile only.");
-        if (o.reset && o.n_args > 0)
-                return usage_error("--reset goes back to the configured profile: it takes no name (\"%s\" given).", o.args[0]);
-        if (o.persist && !o.reset && o.n_args == 0)
-                return usage_error("--persist writes the profile named: r8169-tuned profile NAME --persist.");
-        if ((o.server || o.n_knobs || o.rounds || o.seconds || o.idle_seconds || o.direction || o.write_config || o.report || o.iperf3) &&
-            c->run != cmd_experiment)
-                return usage_error("--server, --knob, --rounds, --seconds, --idle-seconds, --direction, --write-config, "
-                                   "--report and --iperf3 are for experiment only.");
-        return c->run(&o);
+        if (r < 0 && want_help)
+                r = show_help(optind < argc ? argv[optind] : NULL);
+        else if (r < 0) {
+                /* A state directory of its own (a test, a second instance) keeps what outlives a reboot there too. */
+                o.lib_dir = streq(o.state_dir, "/run/r8169-tuned") ? "/var/lib/r8169-tuned" : o.state_dir;
+                r = dispatch(&o, argc, argv);
+        }
+        /* --json asked, and the command failed before its document: the error as JSON too, for the script that parses it. */
+        if (o.json && r != 0 && !json_document_written())
+                error_json(r);
+        return r;
 }

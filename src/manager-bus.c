@@ -9,17 +9,13 @@
 #include <malloc.h>
 #include <systemd/sd-bus.h>
 
+#include "bus-api.h"
 #include "log.h"
 #include "manager-internal.h"
 #include "nic-log.h"
 #include "messages.h"
 #include "report.h"
 
-#define BUS_NAME "io.github.r8169_tuned1"
-#define BUS_PATH "/io/github/r8169_tuned1"
-#define BUS_NIC_PREFIX BUS_PATH "/nic"
-#define BUS_MANAGER BUS_NAME ".Manager"
-#define BUS_NIC BUS_NAME ".Nic"
 
 static int nic_path(const Link *l, char **ret) { return sd_bus_path_encode(BUS_NIC_PREFIX, l->nic.slot, ret); }
 

@@ -74,6 +74,10 @@ eq "profile: unknown name is a usage error" 2 "$rc"
 run --json status
 eq "status --json through the service: its profile, service true" "powersave true" "$(jq -r '"\(.profile) \(.service)"' <<<"$out")"
 # The run-time choice says how to drop it, and profile --reset does (ux-findings M7).
+run profile --json
+eq "profile --json through the service" "powersave powersave runtime true" \
+        "$(jq -r '"\(.profile) \(.configured) \(.source) \(.service)"' <<<"$out")"
+python3 "$SRCDIR/tests/validate-json.py" "$SRCDIR/conf/r8169-tuned.schema.json" profile_show <<<"$out" && ok || fail "profile --json (service)"
 run profile
 eq "profile: run-time, and the way back" 'powersave (runtime: powersave, power: no-battery); "r8169-tuned profile --reset" goes back to the configured one' "$out"
 run profile --reset
@@ -122,6 +126,8 @@ contains "released: verify says so" 'enp2s0 (0000:02:00.0): given back by "resto
 not_contains "released: its knobs are not differences" "gro_flush_timeout" "$out"
 run verify --json
 eq "released: verify --json" "false 0000:02:00.0 0" "$(jq -r '"\(.ok) \(.given_back[0].slot) \(.differences | length)"' <<<"$out")"
+eq "released: verify --json, the NIC as the service holds it" "enp2s0 released false" \
+        "$(jq -r '.nics[0] | "\(.interface) \(.service_state) \(.ok)"' <<<"$out")"
 python3 "$SRCDIR/tests/validate-json.py" "$SRCDIR/conf/r8169-tuned.schema.json" verify <<<"$out" && ok || fail "verify --json, given back"
 run apply enp2s0
 wait_for 10 file_is "$gro" 20000 && ok || fail "apply: not taken back"
