@@ -21,6 +21,7 @@ typedef struct Options {
         const char *profile;     /* overrides the configured profile */
         bool json;
         bool show_mac;           /* diagnose: print MAC addresses, which it redacts otherwise */
+        bool verbose;            /* plan: each quirk's reason, evidence and sources under the table */
         bool persist;            /* profile: also write it to a drop-in */
         bool reset;              /* profile: drop the run-time choice (with persist: the drop-in too) */
         /* experiment */

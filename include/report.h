@@ -73,6 +73,7 @@ typedef struct PlanReport {
         const KernelVersion *kernel; /* what the quirks' kernel conditions were matched against */
         const NicPlan *plans;
         size_t n;
+        bool verbose;             /* text: each quirk's grounds under the table (else a line that says how) */
         bool no_quirks;           /* no quirk file was read: nothing is known of any chip */
 } PlanReport;
 

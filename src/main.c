@@ -89,6 +89,7 @@ static const struct {
         { "   --log-level", "LEVEL", "err, warning, notice, info, debug", NULL },
         { "   --log-target", "TARGET", "auto, journal or stderr", NULL },
         { "   --show-mac", NULL, "Show MAC addresses (redacted otherwise)", "diagnose" },
+        { "-v --verbose", NULL, "Each quirk's reason, evidence and sources under the table", "plan" },
         { "   --persist", NULL, "Also write it to a drop-in, for every start", "profile" },
         { "   --reset", NULL, "Back to the configured profile (with --persist: remove that drop-in)", "profile" },
         { "   --server", "HOST[:PORT]", "The iperf3 server (\"iperf3 -s\" on another machine)", "experiment" },
@@ -176,7 +177,7 @@ static int usage_error(const char *fmt, ...) {
 }
 
 enum { ARG_VERSION = 0x100, ARG_JSON, ARG_SYSFS, ARG_KERNEL_LOG, ARG_LOG_LEVEL, ARG_CONFIG, ARG_QUIRKS, ARG_PROFILE, ARG_STATE_DIR,
-       ARG_FAULT, ARG_LOG_TARGET, ARG_KERNEL_RELEASE, ARG_SHOW_MAC, ARG_PERSIST, ARG_RESET,
+       ARG_FAULT, ARG_LOG_TARGET, ARG_KERNEL_RELEASE, ARG_SHOW_MAC, ARG_VERBOSE, ARG_PERSIST, ARG_RESET,
        ARG_SERVER, ARG_KNOB, ARG_ROUNDS, ARG_SECONDS, ARG_IDLE_SECONDS, ARG_DIRECTION, ARG_WRITE_CONFIG, ARG_REPORT, ARG_IPERF3 };
 
 static const struct option options[] = {
@@ -193,6 +194,7 @@ static const struct option options[] = {
         { "state-dir", required_argument, NULL, ARG_STATE_DIR },
         { "log-target", required_argument, NULL, ARG_LOG_TARGET },
         { "show-mac", no_argument, NULL, ARG_SHOW_MAC },
+        { "verbose", no_argument, NULL, 'v' },
         { "persist", no_argument, NULL, ARG_PERSIST },
         { "reset", no_argument, NULL, ARG_RESET },
         { "server", required_argument, NULL, ARG_SERVER },
@@ -273,7 +275,7 @@ static int parse_options(Options *o, int argc, char *argv[], bool *ret_help) {
         int c, r;
 
         opterr = 0;
-        while ((c = getopt_long(argc, argv, ":h", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, ":hv", options, NULL)) >= 0) {
                 switch (c) {
                 case 'h': /* after the loop: the command's own help, if one is named */
                         *ret_help = true;
@@ -286,6 +288,9 @@ static int parse_options(Options *o, int argc, char *argv[], bool *ret_help) {
                         break;
                 case ARG_SHOW_MAC:
                         o->show_mac = true;
+                        break;
+                case 'v':
+                        o->verbose = true;
                         break;
                 case ARG_PERSIST:
                         o->persist = true;
@@ -388,6 +393,8 @@ static int dispatch(Options *o, int argc, char *argv[]) {
                 return usage_error("%s has no --json output.", cmd);
         if (o->n_args > 0 && c->args == ARGS_NONE)
                 return usage_error("%s takes no arguments (\"%s\" given).", cmd, o->args[0]);
+        if (o->verbose && c->run != cmd_plan)
+                return usage_error("--verbose is for plan only.");
         if ((o->persist || o->reset) && c->run != cmd_profile)
                 return usage_error("--persist and --reset are for profile only.");
         if (o->reset && o->n_args > 0)

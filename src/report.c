@@ -741,6 +741,15 @@ static const Quirk *plan_item_quirk(const NicPlan *p, size_t j) {
         return it->why.quirk;
 }
 
+/* How many of the plan's items come from a quirk. */
+static size_t plan_item_quirks(const NicPlan *p) {
+        size_t n = 0;
+
+        for (size_t j = 0; j < p->n + p->n_held + p->n_suggested; j++)
+                n += plan_item_quirk(p, j) != NULL;
+        return n;
+}
+
 /* Each quirk behind a planned value, once: its reason, evidence, counter-evidence and sources. */
 static void plan_grounds_text(FILE *f, const NicPlan *p) {
         for (size_t j = 0; j < p->n + p->n_held + p->n_suggested; j++) {
@@ -832,7 +841,8 @@ static void plan_nic_text(FILE *f, const PlanReport *r, const NicPlan *p) {
                 plan_held_text(f, r, &p->held[j]);
         for (size_t j = 0; j < p->n_suggested; j++)
                 plan_suggested_text(f, p, &p->suggested[j]);
-        plan_grounds_text(f, p);
+        if (r->verbose)
+                plan_grounds_text(f, p);
         plan_guards_text(f, p);
         if (!p->nic->chip)
                 report_unknown_chip_advice(f, p->nic);
@@ -846,6 +856,9 @@ static void plan_nic_text(FILE *f, const PlanReport *r, const NicPlan *p) {
                       "    to have it: r8169-tuned profile performance (the running service, until it stops;\n"
                       "    with --persist for good), or r8169-tuned --profile performance apply (once, without the service)\n", f);
         plan_suggestions_hint(f, p);
+        if (!r->verbose && plan_item_quirks(p) > 0)
+                fprintf(f, "  why: r8169-tuned plan --verbose %s (each quirk's reason, evidence and sources)\n",
+                        nic_ifname(p->nic) ?: p->nic->slot);
 }
 
 void report_plan_text(FILE *f, const PlanReport *r) {
