@@ -648,6 +648,8 @@ void report_plan_json(FILE *f, const PlanReport *r) {
         json_kv_str(&w, "configured_profile", profile_to_string(r->from_config));
         json_kv_str(&w, "profile_override", r->override);
         json_kv_str(&w, "power_source", power_source_to_string(r->power));
+        json_kv_u64(&w, "quirk_files", r->quirk_files);
+        report_config_problems_json(&w, r->problems ?: &(const Diagnostics) {});
         json_key(&w, "nics");
         json_array_begin(&w);
         for (size_t i = 0; i < r->n; i++) {
