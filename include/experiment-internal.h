@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/*
+ * The experiment's state, shared by its four concerns: cmd-experiment.c (the command: arguments,
+ * the NIC taken from the service, signals), experiment-measure.c (rounds of iperf3 against the
+ * NIC as found and each candidate, through the undo journal), experiment-power.c (idle package
+ * power from the RAPL counters) and experiment-results.c (the table, JSON, the drop-in and the
+ * Markdown report).
+ */
+#include <signal.h>
+
+#include "apply.h"
+#include "commands.h"
+#include "experiment.h"
+#include "iperf.h"
+
+#define RAPL_ZONES_MAX 8
+
+typedef enum Direction {
+        DIRECTION_SEND,    /* iperf3 -c: this NIC transmits */
+        DIRECTION_RECEIVE, /* iperf3 -c -R: this NIC receives */
+        _DIRECTION_MAX,
+} Direction;
+
+extern const char *const experiment_direction_names[_DIRECTION_MAX];
+
+enum { ARM_BASELINE, ARM_CANDIDATE, _ARM_MAX };
+
+typedef struct Samples {
+        double mbps[EXPERIMENT_ROUNDS_MAX];
+        double retransmits[EXPERIMENT_ROUNDS_MAX]; /* -1: not reported */
+        double cpu[EXPERIMENT_ROUNDS_MAX];         /* -1: not reported */
+} Samples;
+
+typedef struct Trial {
+        Candidate cand;
+        Samples s[_ARM_MAX][_DIRECTION_MAX];
+        double watts[_ARM_MAX][EXPERIMENT_ROUNDS_MAX];
+        size_t rounds;                  /* complete rounds */
+        bool power;                     /* idle power measured with it */
+        Comparison cmp[_DIRECTION_MAX];
+        Comparison power_cmp;
+        bool helped;                    /* what --write-config keeps (measure_compare_trials) */
+        char failed[256];               /* why it stopped early; "" if it did not */
+} Trial;
+
+typedef struct Rapl {
+        char dirs[RAPL_ZONES_MAX][64];
+        uint64_t range[RAPL_ZONES_MAX]; /* max_energy_range_uj: where the counter wraps */
+        size_t n;
+        const char *why;                /* not measurable: why */
+} Rapl;
+
+typedef struct Experiment {
+        const Options *o;
+        Context c;
+        Nic *nic;
+        const char *ifname;
+        ApplyContext ac;
+        IperfRequest req;
+        char host[256];
+        unsigned port;
+        bool directions[_DIRECTION_MAX];
+        unsigned rounds, seconds, idle_seconds;
+        Trial *trials;
+        size_t n_trials, n_helped;
+        KnobReading found[_KNOB_MAX];   /* as found: what restore must leave */
+        double line_mbps;               /* 0: not known */
+        Rapl rapl;
+        bool at_candidate;              /* the NIC holds a candidate's values now */
+        bool not_as_found;              /* a way back to the baseline failed: the NIC is not as found */
+        uint64_t rng;
+        bool tty;
+        bool cut;                       /* interrupted: what is printed is incomplete, and nothing is kept */
+        size_t running;                 /* the trial being measured, 1-based; 0: none yet */
+        unsigned tests_total, tests_done;
+        uint64_t started_usec;
+} Experiment;
+
+/* The signal that asked the experiment to stop; 0: none. Set by cmd-experiment.c's handler. */
+extern volatile sig_atomic_t experiment_interrupted;
+
+/* experiment-measure.c */
+int measure_pause_ms(unsigned ms);
+int measure_settle(Experiment *e);
+int measure_to_baseline(Experiment *e);
+void measure_line_speed(Experiment *e);
+int measure_warm_up(Experiment *e);
+int measure_run_trials(Experiment *e);
+void measure_progress_clear(Experiment *e);
+void measure_compare_trial(const Experiment *e, Trial *t);
+void measure_compare_trials(Experiment *e);
+
+/* experiment-power.c */
+void idle_power_find(Experiment *e);
+int idle_power_sample(Experiment *e, double *ret);
+
+/* experiment-results.c */
+const char *results_trial_from(const Trial *t, char *buf, size_t size);
+void results_numbers_line(const Experiment *e, const Trial *t, FILE *f, const char *prefix);
+void results_output(Experiment *e);
+void results_interrupted(Experiment *e);
