@@ -271,11 +271,35 @@ static int parse_valued(Options *o, int c, const char *arg) {
 }
 
 /* Options anywhere on the line, as systemctl and networkctl take them; "--" ends them. -1: go on, else the exit code. */
+/* The options given, by their index in options[]: what dispatch checks against the command. */
+static bool given[ELEMENTSOF(options)];
+
+static void option_given(int c) {
+        for (size_t i = 0; options[i].name; i++)
+                if (options[i].val == c)
+                        given[i] = true;
+}
+
+/* An option that belongs to one command (option_help's "for"), given to another: a usage error. */
+static int check_option_owners(const Command *c) {
+        for (size_t i = 0; i < ELEMENTSOF(option_help); i++) {
+                const char *owner = option_help[i].for_command, *name = strstr(option_help[i].names, "--");
+
+                if (!owner || streq(owner, c->name))
+                        continue;
+                for (size_t k = 0; options[k].name; k++)
+                        if (given[k] && streq(options[k].name, name + 2))
+                                return usage_error("%s is for %s only.", name, owner);
+        }
+        return 0;
+}
+
 static int parse_options(Options *o, int argc, char *argv[], bool *ret_help) {
         int c, r;
 
         opterr = 0;
         while ((c = getopt_long(argc, argv, ":hv", options, NULL)) >= 0) {
+                option_given(c);
                 switch (c) {
                 case 'h': /* after the loop: the command's own help, if one is named */
                         *ret_help = true;
@@ -380,6 +404,7 @@ static int show_help(const char *cmd) {
 static int dispatch(Options *o, int argc, char *argv[]) {
         const Command *c;
         const char *cmd;
+        int r;
 
         cmd = optind < argc ? argv[optind] : "status";
         if (streq(cmd, "help"))
@@ -393,18 +418,13 @@ static int dispatch(Options *o, int argc, char *argv[]) {
                 return usage_error("%s has no --json output.", cmd);
         if (o->n_args > 0 && c->args == ARGS_NONE)
                 return usage_error("%s takes no arguments (\"%s\" given).", cmd, o->args[0]);
-        if (o->verbose && c->run != cmd_plan)
-                return usage_error("--verbose is for plan only.");
-        if ((o->persist || o->reset) && c->run != cmd_profile)
-                return usage_error("--persist and --reset are for profile only.");
+        r = check_option_owners(c);
+        if (r != 0)
+                return r;
         if (o->reset && o->n_args > 0)
                 return usage_error("--reset goes back to the configured profile: it takes no name (\"%s\" given).", o->args[0]);
         if (o->persist && !o->reset && o->n_args == 0)
                 return usage_error("--persist writes the profile named: r8169-tuned profile NAME --persist.");
-        if ((o->server || o->n_knobs || o->rounds || o->seconds || o->idle_seconds || o->direction || o->write_config || o->report || o->iperf3) &&
-            c->run != cmd_experiment)
-                return usage_error("--server, --knob, --rounds, --seconds, --idle-seconds, --direction, --write-config, "
-                                   "--report and --iperf3 are for experiment only.");
         return c->run(o);
 }
 /* {"schema": 1, "error": {"message", "errno", "exit_status"}}: what went wrong, as the first error logged says it. */
