@@ -240,6 +240,8 @@ static bool nic_named(const Options *o, const char *slot, const char *ifname, in
  * them; an argument that names none of them is an error. */
 static int verify_service_nics(sd_bus *bus, const Options *o, Verdict *vd, char **paths) {
         _cleanup_free_ bool *named = calloc((size_t) o->n_args + 1, sizeof(bool));
+        char here[512] = "";
+        size_t n_here = 0, len = 0;
         int r = 0;
 
         if (!named)
@@ -255,6 +257,10 @@ static int verify_service_nics(sd_bus *bus, const Options *o, Verdict *vd, char 
                         r = sd_bus_get_property_string(bus, BUS_NAME, *n, BUS_NIC, "State", NULL, &state);
                 if (r < 0)
                         continue; /* gone between the list and the reads */
+                if (len < sizeof(here))
+                        len += (size_t) snprintf(here + len, sizeof(here) - len, "%s%s%s%s%s", n_here ? ", " : "", ifname,
+                                                 ifname[0] ? " (" : "", slot, ifname[0] ? ")" : "");
+                n_here++;
                 if (o->n_args > 0 && !nic_named(o, slot, ifname, &which))
                         continue;
                 if (which >= 0)
@@ -269,6 +275,11 @@ static int verify_service_nics(sd_bus *bus, const Options *o, Verdict *vd, char 
                         log_error("No Realtek NIC \"%s\" (an interface name or a PCI slot).", o->args[a]);
                         r = -ENOENT;
                 }
+        /* What there is to name, as the same command says without the service (ux-findings L1). */
+        if (r == -ENOENT && n_here > 0)
+                log_error("Realtek NIC%s here: %s.", n_here == 1 ? "" : "s", here);
+        else if (r == -ENOENT)
+                log_error("There is no Realtek NIC here.");
         return r;
 }
 

@@ -135,6 +135,13 @@ eq "apply: tso off again, tuned" "off tuned" "$(feature enp2s0 tcp-segmentation-
 run apply enp9s9
 eq "apply of an unknown NIC: exit" 1 "$rc"
 contains "apply of an unknown NIC: said" 'No Realtek NIC "enp9s9"' "$out"
+# verify through the service names what there is, as without it (ux-findings L1), and says it as JSON too.
+run verify enp9s9
+eq "verify of an unknown NIC: exit" 1 "$rc"
+contains "verify of an unknown NIC: what is here" "Realtek NIC here: enp2s0 (0000:02:00.0)." "$out"
+set +e; out=$(cli --json verify enp9s9 2>/dev/null); set -e
+eq "verify --json of an unknown NIC: the error object" 'No Realtek NIC "enp9s9" (an interface name or a PCI slot).' \
+        "$(jq -r .error.message <<<"$out")"
 
 # A broken drop-in: reload exits 1 with file:line, the rest stays in force.
 printf '[device desk]\nmatch-slot = 02:00.0\nrx-usecs = lots\n' >"$TMP/a.conf.d/50-typo.conf"
