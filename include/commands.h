@@ -26,9 +26,10 @@ int service_apply(sd_bus *bus, const Options *o);
  * What the running service decides its profile from, into c: its run-time choice (SetProfile,
  * "r8169-tuned profile") and the desktop's profile (profile = auto); the profile is then resolved
  * as the service does. So plan, status, metrics and diagnose show the profile in force
- * (ux-findings H2). Nothing without the service, or with --profile: false.
+ * (ux-findings H2). bus: a connection to the service already open, or NULL to open one. Nothing
+ * without the service, or with --profile: false.
  */
-bool service_follow_profile(Context *c);
+bool service_follow_profile(Context *c, sd_bus *bus);
 int service_restore(sd_bus *bus, const Options *o);
 int service_reload(sd_bus *bus, const Options *o);
 /* experiment: the service lets go of one NIC (Restore) and takes it back (Apply); 0 or -errno, said. */

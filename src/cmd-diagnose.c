@@ -1022,7 +1022,7 @@ static int diagnose_gather(Diagnose *d, const Options *o, const bool *selected) 
         struct utsname u;
 
         context_load_policy(c);
-        (void) service_follow_profile(c);
+        (void) service_follow_profile(c, NULL);
         if (c->problems.n > 0)
                 not_read(&d->unread, 0, "left out where they have problems (see the configuration problems); planned values come from the rest",
                          "configuration and quirk files");

@@ -15,7 +15,7 @@ int cmd_plan(const Options *o) {
 
         if (context_open_selected(&c, o, true, &selected) < 0)
                 goto out;
-        (void) service_follow_profile(&c);
+        (void) service_follow_profile(&c, NULL);
         plans = calloc(c.nics.n + 1, sizeof(NicPlan));
         if (!plans)
                 goto out;

@@ -40,12 +40,15 @@ int service_bus_connect(const char *state_dir, sd_bus **ret) {
         return 0;
 }
 
-bool service_follow_profile(Context *c) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+bool service_follow_profile(Context *c, sd_bus *bus) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *own = NULL;
         _cleanup_free_ char *profile = NULL, *source = NULL, *desktop = NULL;
 
-        if (c->opts->profile || service_bus_open(c->opts, &bus) < 0)
+        if (c->opts->profile)
                 return false;
+        if (!bus && service_bus_open(c->opts, &own) < 0)
+                return false;
+        bus = bus ?: own;
         if (sd_bus_get_property_string(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, "Profile", NULL, &profile) < 0 ||
             sd_bus_get_property_string(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, "ProfileSource", NULL, &source) < 0 ||
             sd_bus_get_property_string(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, "DesktopProfile", NULL, &desktop) < 0)
@@ -271,13 +274,26 @@ static void profile_dropin(FILE *f, const void *userdata) {
                 name, name);
 }
 
+/* The drop-in --persist writes and --reset --persist removes: CONFIG.d/90-profile.conf, and its directory. */
+static int profile_dropin_path(const Options *o, char **ret_dir, char **ret_path) {
+        const char *conf = o->config ?: CONFIG_DEFAULT_PATH;
+
+        if (asprintf(ret_dir, "%s.d", conf) < 0)
+                return log_oom();
+        if (asprintf(ret_path, "%s/" PROFILE_DROPIN, *ret_dir) < 0) {
+                free(*ret_dir);
+                *ret_dir = NULL;
+                return log_oom();
+        }
+        return 0;
+}
+
 static int profile_persist(const Options *o, const char *name) {
         _cleanup_free_ char *dir = NULL, *path = NULL;
-        const char *conf = o->config ?: CONFIG_DEFAULT_PATH;
         int r;
 
-        if (asprintf(&dir, "%s.d", conf) < 0 || asprintf(&path, "%s/" PROFILE_DROPIN, dir) < 0)
-                return log_oom();
+        if (profile_dropin_path(o, &dir, &path) < 0)
+                return -ENOMEM;
         if (mkdir(dir, 0755) < 0 && errno != EEXIST)
                 return log_error_errno(errno, "Cannot make %s: %m", dir);
         r = write_file_atomic(path, 0644, profile_dropin, name);
@@ -289,11 +305,10 @@ static int profile_persist(const Options *o, const char *name) {
 
 /* --reset --persist: the drop-in --persist wrote goes; a profile set elsewhere stays in force. */
 static int profile_unpersist(const Options *o) {
-        _cleanup_free_ char *path = NULL;
-        const char *conf = o->config ?: CONFIG_DEFAULT_PATH;
+        _cleanup_free_ char *dir = NULL, *path = NULL;
 
-        if (asprintf(&path, "%s.d/" PROFILE_DROPIN, conf) < 0)
-                return log_oom();
+        if (profile_dropin_path(o, &dir, &path) < 0)
+                return -ENOMEM;
         if (unlink(path) >= 0)
                 log_info("Removed %s.", path);
         else if (errno == ENOENT)

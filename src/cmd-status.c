@@ -59,9 +59,12 @@ int cmd_status(const Options *o) {
                 context_done(&c);
                 return 1;
         }
-        /* For the verdict and the problems, which status shows itself; the profile the service holds. */
+        /* For the verdict and the problems, which status shows itself; the profile the service holds, and
+         * its verdict and NIC states, over one connection. */
         context_load_policy_quiet(&c);
-        (void) service_follow_profile(&c);
+        if (service_bus_open(o, &bus) < 0)
+                bus = NULL;
+        (void) service_follow_profile(&c, bus);
         s = calloc(c.nics.n ?: 1, sizeof(NicStatus));
         if (!s) {
                 context_done(&c);
@@ -81,8 +84,6 @@ int cmd_status(const Options *o) {
                 status_ours(o, &s[n]);
                 n++;
         }
-        if (service_bus_open(o, &bus) < 0)
-                bus = NULL;
         for (size_t i = 0; bus && i < n; i++)
                 if (service_nic_state(bus, s[i].nic->slot, s[i].service_state, sizeof(s[i].service_state)) < 0)
                         s[i].service_state[0] = '\0';
@@ -121,7 +122,7 @@ int cmd_metrics(const Options *o) {
 
         if (context_open_selected(&c, o, true, &selected) < 0)
                 goto out;
-        (void) service_follow_profile(&c);
+        (void) service_follow_profile(&c, NULL);
         m = calloc(c.nics.n ?: 1, sizeof(NicMetrics));
         if (!m)
                 goto out;
