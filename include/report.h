@@ -74,9 +74,9 @@ typedef struct PlanReport {
         const NicPlan *plans;
         size_t n;
         bool verbose;             /* text: each quirk's grounds under the table (else a line that says how) */
-        bool no_quirks;
+        bool no_quirks;           /* no quirk file was read: nothing is known of any chip */
         size_t quirk_files;       /* quirk files read */
-        const Diagnostics *problems; /* the configuration's and quirk files' problems; NULL: none known */           /* no quirk file was read: nothing is known of any chip */
+        const Diagnostics *problems; /* the configuration's and quirk files' problems; NULL: none known */
 } PlanReport;
 
 void report_plan_text(FILE *f, const PlanReport *r);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <signal.h>
 #include <systemd/sd-bus.h>
 
 #include "apply.h"
@@ -29,6 +30,13 @@ static int lock_nic(const Options *o, const char *slot) {
         return fd;
 }
 
+/* The results go to stdout (ux-findings L14): a reader that goes away (apply | head -1) must not end the
+ * command between a write and its record; a failed write to stdout is only a lost line. */
+static void results_to_stdout(void) {
+        log_results_to_stdout(true);
+        (void) signal(SIGPIPE, SIG_IGN);
+}
+
 static ApplyContext apply_context(Context *c, const Options *o) {
         return (ApplyContext) { .backend = &c->backend, .state_dir = o->state_dir,
                                 .fault_after = o->fault_after_writes, .fault_signal = o->fault_signal };
@@ -43,7 +51,7 @@ int cmd_apply(const Options *o) {
 
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
 
-        log_results_to_stdout(true);
+        results_to_stdout();
         if (service_bus_open(o, &bus) >= 0)
                 return service_apply(bus, o);
         if (context_check_privileges(o, "apply") < 0 || refuse_if_service_runs(o, "apply") < 0)
@@ -94,7 +102,7 @@ int cmd_restore(const Options *o) {
 
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
 
-        log_results_to_stdout(true);
+        results_to_stdout();
         if (service_bus_open(o, &bus) >= 0)
                 return service_restore(bus, o);
         if (context_check_privileges(o, "restore") < 0 || refuse_if_service_runs(o, "restore") < 0)

@@ -142,13 +142,14 @@ int cmd_check_config(const Options *o) {
         int ret = 1;
 
         config_defaults(&config);
+        /* Read before the JSON begins: a failure here is said by the error object, not inside a half document. */
+        if (o->n_args > 0 && check_files_named(o, &quirks, &d, &n_conf) < 0)
+                goto out;
         if (w) {
                 json_object_begin(w);
                 json_kv_u64(w, "schema", REPORT_JSON_SCHEMA);
         }
         if (o->n_args > 0) {
-                if (check_files_named(o, &quirks, &d, &n_conf) < 0)
-                        goto out;
                 if (w) {
                         json_key(w, "files");
                         json_array_begin(w);

@@ -217,9 +217,9 @@ static void profile_print(bool json, const char *active, const char *source, con
         JsonWriter w = json_writer(stdout);
 
         if (!json) {
-                printf("%s (%s: %s, power: %s)%s\n", active, source, configured, power,
-                       !service ? "; the service is not running"
-                       : streq(source, "runtime") ? "; \"r8169-tuned profile --reset\" goes back to the configured one" : "");
+                printf("%s (%s: %s, power: %s%s)%s\n", active, source, configured, power,
+                       service ? "" : "; the service is not running",
+                       service && streq(source, "runtime") ? "; \"r8169-tuned profile --reset\" goes back to the configured one" : "");
                 return;
         }
         json_object_begin(&w);

@@ -224,16 +224,19 @@ static int verify_here(const Options *o, Verdict *vd, Context *c) {
         return 0;
 }
 
-static bool nic_named(const Options *o, const char *slot, const char *ifname, int *which) {
+/* Whether an argument names this NIC (its interface or slot); each argument that does is marked in named
+ * (may be NULL): a NIC named twice, by name and by slot, is one NIC, and both arguments are known. */
+static bool nic_named(const Options *o, const char *slot, const char *ifname, bool *named) {
         char s[PCI_SLOT_LEN];
+        bool any = false;
 
         for (int a = 0; a < o->n_args; a++)
                 if (streq(o->args[a], ifname) || (pci_slot_normalize(o->args[a], s) >= 0 && streq(s, slot))) {
-                        if (which)
-                                *which = a;
-                        return true;
+                        if (named)
+                                named[a] = true;
+                        any = true;
                 }
-        return false;
+        return any;
 }
 
 /* The service's NICs (object paths): those asked for (all without arguments) with how the service holds
@@ -248,7 +251,6 @@ static int verify_service_nics(sd_bus *bus, const Options *o, Verdict *vd, char 
                 return log_oom();
         for (char **n = paths; n && *n; n++) {
                 _cleanup_free_ char *slot = NULL, *ifname = NULL, *state = NULL;
-                int which = -1;
 
                 r = sd_bus_get_property_string(bus, BUS_NAME, *n, BUS_NIC, "Slot", NULL, &slot);
                 if (r >= 0)
@@ -261,10 +263,8 @@ static int verify_service_nics(sd_bus *bus, const Options *o, Verdict *vd, char 
                         len += (size_t) snprintf(here + len, sizeof(here) - len, "%s%s%s%s%s", n_here ? ", " : "", ifname,
                                                  ifname[0] ? " (" : "", slot, ifname[0] ? ")" : "");
                 n_here++;
-                if (o->n_args > 0 && !nic_named(o, slot, ifname, &which))
+                if (o->n_args > 0 && !nic_named(o, slot, ifname, named))
                         continue;
-                if (which >= 0)
-                        named[which] = true;
                 if (verdict_add_nic(vd, slot, ifname, state) < 0 ||
                     (streq(state, "released") && verdict_add_given_back(vd, slot, ifname) < 0))
                         return log_oom();

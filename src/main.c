@@ -427,6 +427,14 @@ static int dispatch(Options *o, int argc, char *argv[]) {
                 return usage_error("--persist writes the profile named: r8169-tuned profile NAME --persist.");
         return c->run(o);
 }
+/* Whether --json is among the options, whether or not getopt got that far. */
+static bool json_asked(int argc, char *argv[]) {
+        for (int i = 1; i < argc && !streq(argv[i], "--"); i++)
+                if (streq(argv[i], "--json"))
+                        return true;
+        return false;
+}
+
 /* {"schema": 1, "error": {"message", "errno", "exit_status"}}: what went wrong, as the first error logged says it. */
 static void error_json(int status) {
         JsonWriter w = json_writer(stdout);
@@ -463,8 +471,9 @@ int main(int argc, char *argv[]) {
                 o.lib_dir = streq(o.state_dir, "/run/r8169-tuned") ? "/var/lib/r8169-tuned" : o.state_dir;
                 r = dispatch(&o, argc, argv);
         }
-        /* --json asked, and the command failed before its document: the error as JSON too, for the script that parses it. */
-        if (o.json && r != 0 && !json_document_written())
+        /* --json asked, and the command failed before its document: the error as JSON too, for the script that parses it
+         * (also when an option before --json was the error). */
+        if ((o.json || json_asked(argc, argv)) && r != 0 && !json_document_written())
                 error_json(r);
         return r;
 }

@@ -136,6 +136,8 @@ run apply enp9s9
 eq "apply of an unknown NIC: exit" 1 "$rc"
 contains "apply of an unknown NIC: said" 'No Realtek NIC "enp9s9"' "$out"
 # verify through the service names what there is, as without it (ux-findings L1), and says it as JSON too.
+run verify enp2s0 0000:02:00.0
+eq "verify of one NIC named twice, by name and slot: exit" 0 "$rc"
 run verify enp9s9
 eq "verify of an unknown NIC: exit" 1 "$rc"
 contains "verify of an unknown NIC: what is here" "Realtek NIC here: enp2s0 (0000:02:00.0)." "$out"
