@@ -147,10 +147,10 @@ int service_nic_state(sd_bus *bus, const char *slot, char *buf, size_t size) {
         _cleanup_free_ char *path = NULL, *state = NULL;
         int r;
 
-        r = sd_bus_path_encode(BUS_PATH "/nic", slot, &path);
+        r = sd_bus_path_encode(BUS_NIC_PREFIX, slot, &path);
         if (r < 0)
                 return r;
-        r = sd_bus_get_property_string(bus, BUS_NAME, path, BUS_NAME ".Nic", "State", NULL, &state);
+        r = sd_bus_get_property_string(bus, BUS_NAME, path, BUS_NIC, "State", NULL, &state);
         if (r < 0)
                 return r;
         return strscpy(buf, size, state) < 0 ? -E2BIG : 0;

@@ -20,11 +20,6 @@ typedef struct Difference {
         char slot[PCI_SLOT_LEN], ifname[IFNAMSIZ], knob[32], planned[KNOB_VALUE_MAX], found[64], source[160];
 } Difference;
 
-/* A NIC the service gave back (restore) and leaves alone until apply. */
-typedef struct GivenBack {
-        char slot[PCI_SLOT_LEN], ifname[IFNAMSIZ];
-} GivenBack;
-
 /* A NIC verified: its slot, interface and, through the service, how the service holds it. */
 typedef struct Checked {
         char slot[PCI_SLOT_LEN], ifname[IFNAMSIZ], state[16];
@@ -33,8 +28,6 @@ typedef struct Checked {
 typedef struct Verdict {
         Difference *v;
         size_t n;
-        GivenBack *given_back;
-        size_t n_given_back;
         Diagnostics problems;
         const char *profile;  /* NULL: not known (the service answered) */
         Checked *nics;
@@ -59,19 +52,6 @@ static int verdict_add(Verdict *vd, const char *slot, const char *ifname, const 
         return 0;
 }
 
-static int verdict_add_given_back(Verdict *vd, const char *slot, const char *ifname) {
-        GivenBack *g = reallocarray(vd->given_back, vd->n_given_back + 1, sizeof(GivenBack));
-
-        if (!g)
-                return -ENOMEM;
-        vd->given_back = g;
-        g = &g[vd->n_given_back++];
-        *g = (GivenBack) {};
-        strscpy(g->slot, sizeof(g->slot), slot);
-        strscpy(g->ifname, sizeof(g->ifname), ifname ?: "");
-        return 0;
-}
-
 static int verdict_add_nic(Verdict *vd, const char *slot, const char *ifname, const char *state) {
         Checked *c = reallocarray(vd->nics, vd->n_nics + 1, sizeof(Checked));
 
@@ -86,26 +66,33 @@ static int verdict_add_nic(Verdict *vd, const char *slot, const char *ifname, co
         return 0;
 }
 
+/* A NIC the service gave back (restore) and leaves alone until apply. */
+static bool given_back(const Checked *c) { return streq(c->state, "released"); }
+
+static size_t verdict_given_back(const Verdict *vd) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < vd->n_nics; i++)
+                n += given_back(&vd->nics[i]);
+        return n;
+}
+
 /* Whether every knob of this NIC is as planned and the service has not given it back. */
 static bool verdict_nic_ok(const Verdict *vd, const Checked *c) {
         for (size_t i = 0; i < vd->n; i++)
                 if (streq(vd->v[i].slot, c->slot))
                         return false;
-        for (size_t i = 0; i < vd->n_given_back; i++)
-                if (streq(vd->given_back[i].slot, c->slot))
-                        return false;
-        return true;
+        return !given_back(c);
 }
 
 static void verdict_done(Verdict *vd) {
         free(vd->nics);
         free(vd->v);
-        free(vd->given_back);
         diag_done(&vd->problems);
 }
 
 /* A NIC given back is not as planned: nothing says so on it, and a check must not pass it (ux-findings H5). */
-static bool verdict_ok(const Verdict *vd) { return vd->n == 0 && vd->n_given_back == 0 && vd->problems.n == 0; }
+static bool verdict_ok(const Verdict *vd) { return vd->n == 0 && verdict_given_back(vd) == 0 && vd->problems.n == 0; }
 
 /* A value typed as plan types it (on/off a boolean, else a number), whether this process read it
  * or the service said it as text; null when there is none (partial, not-present, ...). */
@@ -154,10 +141,12 @@ static void verify_json(const Verdict *vd) {
         json_array_end(&w);
         json_key(&w, "given_back");
         json_array_begin(&w);
-        for (size_t i = 0; i < vd->n_given_back; i++) {
+        for (size_t i = 0; i < vd->n_nics; i++) {
+                if (!given_back(&vd->nics[i]))
+                        continue;
                 json_object_begin(&w);
-                json_kv_str(&w, "slot", vd->given_back[i].slot);
-                json_kv_str(&w, "interface", vd->given_back[i].ifname[0] ? vd->given_back[i].ifname : NULL);
+                json_kv_str(&w, "slot", vd->nics[i].slot);
+                json_kv_str(&w, "interface", vd->nics[i].ifname[0] ? vd->nics[i].ifname : NULL);
                 json_object_end(&w);
         }
         json_array_end(&w);
@@ -167,12 +156,15 @@ static void verify_json(const Verdict *vd) {
 }
 
 static void verify_text(const Verdict *vd) {
+        size_t released = verdict_given_back(vd);
+
         for (size_t i = 0; i < vd->n; i++)
                 printf("%s (%s) %s: planned %s, found %s (%s)\n", vd->v[i].ifname[0] ? vd->v[i].ifname : "-", vd->v[i].slot,
                        vd->v[i].knob, vd->v[i].planned, vd->v[i].found, vd->v[i].source);
-        for (size_t i = 0; i < vd->n_given_back; i++)
-                printf("%s (%s): given back by \"restore\"; the service leaves it alone until \"r8169-tuned apply\".\n",
-                       vd->given_back[i].ifname[0] ? vd->given_back[i].ifname : "-", vd->given_back[i].slot);
+        for (size_t i = 0; i < vd->n_nics; i++)
+                if (given_back(&vd->nics[i]))
+                        printf("%s (%s): given back by \"restore\"; the service leaves it alone until \"r8169-tuned apply\".\n",
+                               vd->nics[i].ifname[0] ? vd->nics[i].ifname : "-", vd->nics[i].slot);
         for (size_t i = 0; i < vd->problems.n; i++)
                 printf("%s\n", vd->problems.msgs[i]);
         if (verdict_ok(vd) && vd->n_nics == 0)
@@ -180,9 +172,9 @@ static void verify_text(const Verdict *vd) {
         else if (verdict_ok(vd))
                 printf("OK: every knob of %zu NIC%s is as planned (profile %s).\n", vd->n_nics, vd->n_nics == 1 ? "" : "s",
                        vd->profile);
-        else if (vd->n_given_back > 0)
+        else if (released > 0)
                 printf("%zu knob%s differ%s from the plan; %zu NIC%s given back; %zu problem%s in configuration or quirk files.\n",
-                       vd->n, vd->n == 1 ? "" : "s", vd->n == 1 ? "s" : "", vd->n_given_back, vd->n_given_back == 1 ? "" : "s",
+                       vd->n, vd->n == 1 ? "" : "s", vd->n == 1 ? "s" : "", released, released == 1 ? "" : "s",
                        vd->problems.n, vd->problems.n == 1 ? "" : "s");
         else
                 printf("%zu knob%s differ%s from the plan; %zu problem%s in configuration or quirk files.\n", vd->n,
@@ -265,8 +257,7 @@ static int verify_service_nics(sd_bus *bus, const Options *o, Verdict *vd, char 
                 n_here++;
                 if (o->n_args > 0 && !nic_named(o, slot, ifname, named))
                         continue;
-                if (verdict_add_nic(vd, slot, ifname, state) < 0 ||
-                    (streq(state, "released") && verdict_add_given_back(vd, slot, ifname) < 0))
+                if (verdict_add_nic(vd, slot, ifname, state) < 0)
                         return log_oom();
         }
         r = 0;
@@ -351,24 +342,26 @@ bool verify_summary_service(sd_bus *bus, const Options *o, char *buf, size_t siz
         _cleanup_free_ char *profile = NULL;
         Options every = *o;
         Verdict vd = {};
+        size_t released;
         int r;
 
         if (!bus)
                 return false;
         every.n_args = 0;
         r = verify_service(bus, &every, &vd, &profile);
+        released = verdict_given_back(&vd);
         if (r < 0)
                 snprintf(buf, size, "the service did not answer (r8169-tuned verify says more)");
         else if (verdict_ok(&vd))
                 snprintf(buf, size, "every knob is as planned (profile %s, by the running service)", vd.profile);
-        else if (vd.n_given_back > 0 && vd.n == 0 && vd.problems.n == 0)
+        else if (released > 0 && vd.n == 0 && vd.problems.n == 0)
                 snprintf(buf, size, "%zu NIC%s given back by \"restore\" and left alone (profile %s, by the running service): "
-                         "\"r8169-tuned apply\" takes %s back", vd.n_given_back, vd.n_given_back == 1 ? "" : "s", vd.profile,
-                         vd.n_given_back == 1 ? "it" : "them");
+                         "\"r8169-tuned apply\" takes %s back", released, released == 1 ? "" : "s", vd.profile,
+                         released == 1 ? "it" : "them");
         else
                 snprintf(buf, size, "%zu knob%s differ%s from the plan, %zu NIC%s given back, %zu configuration problem%s "
                          "(profile %s, by the running service); \"r8169-tuned verify\" lists them", vd.n, vd.n == 1 ? "" : "s",
-                         vd.n == 1 ? "s" : "", vd.n_given_back, vd.n_given_back == 1 ? "" : "s", vd.problems.n,
+                         vd.n == 1 ? "s" : "", released, released == 1 ? "" : "s", vd.problems.n,
                          vd.problems.n == 1 ? "" : "s", vd.profile);
         verdict_done(&vd);
         return true;
