@@ -68,7 +68,7 @@ typedef struct Config {
         LinkPowerSetting link_power;
         SuggestionsSetting suggestions; /* apply 0 (show) unless said */
         uint64_t link_power_busy_pps;
-        uint64_t link_power_quiet_s;
+        uint64_t link_power_quiet_s; /* 0: auto (adaptive) */
         ConfigDevice *devices;   /* in file order, drop-ins after the main file */
         size_t n_devices;
         bool too_many_devices;  /* more than CONF_MAX_SECTIONS: said once */

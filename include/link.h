@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <systemd/sd-event.h>
+
 #include "apply.h"
 #include "context.h"
 #include "ethtool-nl.h"
@@ -29,12 +31,22 @@ typedef struct LinkIface {
         unsigned seen;  /* the last link dump that listed it */
 } LinkIface;
 
-/* Dynamic link power of one NIC: sampled while the link is up and the plan puts it in charge. */
+/*
+ * Dynamic link power of one NIC, while the link is up and the plan puts it in charge: idle
+ * (L1 on), it waits for a packet on a wake socket, counts a window after one and decides;
+ * busy (L1 off), the manager's timer samples its counters. The event sources are the
+ * manager's (it creates and drops them as link_power_want() says, and finds the link of
+ * one by comparing them); they are kept here, so that they move with the link in a rescan.
+ */
 typedef struct LinkPowerControl {
         LinkPower lp;
         bool init;             /* lp has this configuration's parameters */
         bool in_charge;        /* the last plan put link power in charge of L1 */
-        bool active;           /* in charge and the link has carrier: sampled by the timer */
+        bool active;           /* in charge and the link has carrier */
+        sd_event_source *wake;   /* idle: the wake socket's I/O source (it owns the socket) */
+        sd_event_source *window; /* idle, after a wake: the end of the window that decides */
+        int wake_ifindex;        /* what the wake socket is bound to */
+        uint64_t window_start;   /* when the wake came */
         const char *stopped;   /* why it stopped for this link until a reload, NULL: it did not */
         PlanLinkPower plan;    /* the L1 substates as first found (what the plan gives back) */
         bool found_read;
@@ -103,8 +115,20 @@ LinkWork link_iface_removed(Link *l, LinkEnv *e, size_t k, int ifindex);
 /* An interface a dump did not list, or every one (notifications were lost and no dump could be had). */
 void link_forget_absent(Link *l);
 
-/* One period of dynamic link power: tx timeouts, L1 as we left it, the packet counters. */
+/* What the manager keeps for a link's dynamic link power. */
+typedef enum LinkPowerWant {
+        LINK_POWER_WANT_NOTHING, /* not in charge, stopped, no link: no socket, no sample */
+        LINK_POWER_WANT_WAKE,    /* idle: a wake socket (and, after a wake, the window) */
+        LINK_POWER_WANT_SAMPLE,  /* busy: the sampling timer, no socket */
+} LinkPowerWant;
+
+LinkPowerWant link_power_want(const Link *l);
+/* Dynamic link power ends for this link until a reload: said once, at notice, with why (a string that lives on). */
+void link_power_stop(Link *l, LinkEnv *e, const char *why);
+/* Busy: one sample of dynamic link power (tx timeouts, L1 as we left it, the packet counters). */
 LinkWork link_sample_power(Link *l, LinkEnv *e, uint64_t now_usec);
+/* Idle: the window after a wake is over, with the packets the wake socket counted in it. */
+LinkWork link_power_window_done(Link *l, LinkEnv *e, uint64_t now_usec, uint64_t packets);
 
 /* Stopping: originals back, waiting up to wait_ms for another writer. */
 void link_restore(Link *l, LinkEnv *e, unsigned wait_ms, ApplyStats *st);

@@ -5,13 +5,30 @@
 
 /*
  * Dynamic link power: L1 on while a link is quiet, off while it carries traffic.
- * Realtek's vendor driver and Kai-Heng Feng's RFC switch every second on a
- * 10-packet threshold, both ways (r8168 8.055.00; <6a5f26e7-48a2-49c8-035e-19e9497c12a7@gmail.com>
- * for the objection: a burst runs up to a second with ASPM on, and busy/quiet
- * alternation flaps). Here the rule is asymmetric: the first busy sample turns L1
- * off (within one period), only a quiet time turns it back on (hysteresis), so
- * 1 s on / 1 s off traffic costs one transition, not sixty a minute. Pure: the
- * daemon feeds it packet counts and writes what it decides.
+ *
+ * Realtek's vendor driver (r8168 8.055.00) and Kai-Heng Feng's RFC sample every second and
+ * switch on a 10-packet threshold, both ways: a burst runs up to a second with L1 on, and
+ * 1 s on / 1 s off traffic flaps sixty times a minute
+ * (<6a5f26e7-48a2-49c8-035e-19e9497c12a7@gmail.com> for the objection). Here:
+ *
+ * - While L1 is on nothing is sampled: the daemon sleeps until the kernel hands it a packet
+ *   (a packet socket, see packet-wake.h), then counts the link's packets for a short window
+ *   (LINK_POWER_WINDOW_USEC) and turns L1 off only if they make the busy rate: a stray ARP or
+ *   keepalive costs one wakeup, not a transition.
+ * - While L1 is off the daemon samples the link's packet counters every period, a quarter of
+ *   the quiet time, and turns L1 on when the link has been quiet for the quiet time.
+ * - The quiet time is a ski-rental timeout, chosen in hindsight over the last 16 quiet gaps
+ *   that ended in traffic (seen while L1 was off, or as L1 stretches): of 0.5, 1, 2, 4, 8,
+ *   15 and 30 s, the one that would have cost least, where a gap under the quiet time costs
+ *   its length with L1 off, and a longer one the quiet time plus an entry and a wake,
+ *   LINK_POWER_SWITCH_USEC in the same units (seconds of idle power with L1 off). It starts
+ *   at the break-even time, LINK_POWER_BREAK_EVEN_USEC; the model and its figures are in
+ *   DESIGN.md (link power). Traffic back within LINK_POWER_MISS_USEC of L1 going on is
+ *   counted as a misprediction. A configured quiet time is fixed.
+ * - At most LINK_POWER_ENTRIES_PER_MIN entries into L1 in any minute: when they are spent,
+ *   L1 stays off (the safe side) until the oldest is a minute old.
+ *
+ * Pure: the daemon feeds it times and packet counts and writes what it decides.
  */
 typedef enum LinkPowerState {
         LINK_POWER_IDLE, /* L1 (and L1.1) on */
@@ -22,26 +39,46 @@ typedef enum LinkPowerState {
 const char *link_power_state_to_string(LinkPowerState s);
 
 typedef struct LinkPowerParams {
-        uint64_t period_usec;  /* between samples */
-        uint64_t busy_pps;     /* packets per second (rx + tx) above which the link is busy */
-        uint64_t quiet_usec;   /* without a busy sample before L1 goes back on */
+        uint64_t busy_pps;   /* packets per second (rx + tx) above which the link is busy */
+        uint64_t quiet_usec; /* without a busy sample before L1 goes back on; 0: adaptive */
 } LinkPowerParams;
 
-#define LINK_POWER_PERIOD_USEC (500 * 1000)
 #define LINK_POWER_BUSY_PPS 100
-#define LINK_POWER_QUIET_USEC (30 * 1000 * 1000)
+#define LINK_POWER_WINDOW_USEC (50 * 1000)
+#define LINK_POWER_BREAK_EVEN_USEC (500 * 1000)
+#define LINK_POWER_MISS_USEC (1000 * 1000)
+#define LINK_POWER_SWITCH_USEC (1000 * 1000)
+#define LINK_POWER_QUIET_MAX_USEC (30 * 1000 * 1000)
+#define LINK_POWER_GAPS 16
+#define LINK_POWER_PERIOD_MIN_USEC (125 * 1000)
+#define LINK_POWER_PERIOD_MAX_USEC (1000 * 1000)
+#define LINK_POWER_ENTRIES_PER_MIN 6
 
 typedef struct LinkPower {
         LinkPowerParams params;
         LinkPowerState state;
-        bool sampled;
-        uint64_t last_usec, last_packets, last_busy_usec, since_usec;
+        uint64_t quiet_usec; /* in force: the configured one, or the adaptive one */
+        uint64_t gaps[LINK_POWER_GAPS]; /* the last quiet gaps that ended in traffic, a ring */
+        unsigned n_gaps;
+        /* Busy: the counter's last sample, and the last sample that saw the busy rate. */
+        bool sampled, last_quiet;
+        uint64_t last_usec, last_packets, last_busy_usec;
+        uint64_t since_usec;                       /* the state's start */
+        bool predicted;                            /* idle because the rule chose it (not a link loss, not the start) */
         uint64_t time_usec[_LINK_POWER_STATE_MAX]; /* before since_usec */
-        unsigned transitions;
+        uint64_t entries[LINK_POWER_ENTRIES_PER_MIN]; /* the last entries into L1, a ring */
+        unsigned n_entries;
+        unsigned transitions, wakeups, strays, mispredictions;
 } LinkPower;
 
 void link_power_init(LinkPower *lp, const LinkPowerParams *p, uint64_t now_usec);
-/* One sample of the link's packet counter (rx + tx); whether the state changed. */
+/* New parameters (a reload): the state, its times and counts stay; the quiet time starts again. */
+void link_power_set_params(LinkPower *lp, const LinkPowerParams *p);
+/* Busy: the time between samples of the counters (a quarter of the quiet time, 125 ms to 1 s). */
+uint64_t link_power_period(const LinkPower *lp);
+/* Idle: a wake counted `packets` (rx + tx) from start_usec to now; whether L1 goes off. */
+bool link_power_woken(LinkPower *lp, uint64_t start_usec, uint64_t now_usec, uint64_t packets);
+/* Busy: one sample of the link's packet counter (rx + tx); whether L1 goes back on. */
 bool link_power_sample(LinkPower *lp, uint64_t now_usec, uint64_t packets);
 /* The link went away: idle at once (no traffic without a link); whether the state changed. */
 bool link_power_idle(LinkPower *lp, uint64_t now_usec);
@@ -57,6 +94,8 @@ typedef struct LinkPowerRecord {
         char reason[128];       /* why it stopped, "" otherwise */
         unsigned transitions;
         uint64_t idle_usec, busy_usec;
+        uint64_t quiet_usec;    /* the quiet time in force */
+        unsigned wakeups, strays, mispredictions;
 } LinkPowerRecord;
 
 void link_power_record_from(LinkPowerRecord *rec, const LinkPower *lp, uint64_t now_usec, const char *stopped);

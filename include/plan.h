@@ -75,7 +75,7 @@ typedef struct NicPlan {
         /* Dynamic link power: asked for (link-power = dynamic, where), and why it cannot run here. */
         bool link_power_asked;
         Origin link_power_origin;
-        uint64_t link_power_busy_pps, link_power_quiet_s;
+        uint64_t link_power_busy_pps, link_power_quiet_s; /* quiet 0: auto (adaptive) */
         const char *link_power_blocked;  /* NULL: it runs (in the daemon) */
         const Quirk *link_power_quirk;   /* the entry that keeps this chip static, if that is why */
         int link_power;                  /* the state it planned (LinkPowerState), -1: none */

@@ -674,9 +674,13 @@ static void md_link_power(FILE *out, const NicFacts *f) {
                 f->plan.link_power_origin.line, f->plan.link_power_blocked ? "not on this link, " : "runs in the daemon",
                 f->plan.link_power_blocked ?: "");
         if (f->link_power_known)
-                fprintf(out, "\n- state: %s%s%s\n- L1 on: %.0f s, off: %.0f s\n- transitions: %u\n", f->link_power.state,
-                        f->link_power.reason[0] ? ": " : "", f->link_power.reason, (double) f->link_power.idle_usec / 1e6,
-                        (double) f->link_power.busy_usec / 1e6, f->link_power.transitions);
+                fprintf(out,
+                        "\n- state: %s%s%s\n- L1 on: %.0f s, off: %.0f s\n- transitions: %u\n- quiet time: %.1f s\n"
+                        "- wakeups: %u (%u stray), mispredictions: %u\n",
+                        f->link_power.state, f->link_power.reason[0] ? ": " : "", f->link_power.reason,
+                        (double) f->link_power.idle_usec / 1e6, (double) f->link_power.busy_usec / 1e6, f->link_power.transitions,
+                        (double) f->link_power.quiet_usec / 1e6, f->link_power.wakeups, f->link_power.strays,
+                        f->link_power.mispredictions);
         else
                 fprintf(out, "\nNo record from the daemon (not running, or the link is not up).\n");
 }

@@ -17,7 +17,7 @@ void config_defaults(Config *c) {
                 .link_power = { .mode = LINK_POWER_STATIC },
                 .suggestions = { .apply = 0 },
                 .link_power_busy_pps = LINK_POWER_BUSY_PPS,
-                .link_power_quiet_s = LINK_POWER_QUIET_USEC / 1000000,
+                .link_power_quiet_s = 0, /* auto */
         };
 }
 
@@ -169,8 +169,10 @@ static void parse_busy(Loader *l, unsigned line, const char *key, const char *va
 
 static void parse_quiet(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {
         uint64_t v;
-        if (parse_u64(value, &v) < 0 || v < 1 || v > 3600)
-                diag_add(d, l->file, line, "bad %s \"%s\": expected seconds from 1 to 3600", key, value);
+        if (streq(value, "auto"))
+                *(uint64_t *) dest = 0;
+        else if (parse_u64(value, &v) < 0 || v < 1 || v > 3600)
+                diag_add(d, l->file, line, "bad %s \"%s\": expected auto (the default: learnt from the traffic) or seconds from 1 to 3600", key, value);
         else
                 *(uint64_t *) dest = v;
 }

@@ -69,8 +69,7 @@ static void link_power_save(Link *l, LinkEnv *e, uint64_t now) {
                 log_nic(LOG_DEBUG, R8T_MESSAGE_NIC_TUNED, &l->nic, r, "cannot save the link power record: %m");
 }
 
-/* For this link until a reload: said once, at notice, with why. */
-static void link_power_stop(Link *l, LinkEnv *e, const char *why) {
+void link_power_stop(Link *l, LinkEnv *e, const char *why) {
         if (l->power.stopped)
                 return;
         l->power.stopped = why;
@@ -81,11 +80,11 @@ static void link_power_stop(Link *l, LinkEnv *e, const char *why) {
 
 /* Before a plan: the rule's parameters, from the configuration in force (set up once per NIC). */
 static void link_power_prepare(Link *l, LinkEnv *e) {
-        LinkPowerParams p = { LINK_POWER_PERIOD_USEC, e->c->config.link_power_busy_pps,
-                              e->c->config.link_power_quiet_s * 1000000 };
+        LinkPowerParams p = { e->c->config.link_power_busy_pps, e->c->config.link_power_quiet_s * 1000000 };
 
         if (l->power.init) {
-                l->power.lp.params = p; /* a reload: new thresholds, the state and its times stay */
+                if (memcmp(&p, &l->power.lp.params, sizeof(p)) != 0)
+                        link_power_set_params(&l->power.lp, &p); /* a reload: new thresholds, the state and its times stay */
                 return;
         }
         link_power_init(&l->power.lp, &p, now_usec(e));
@@ -329,20 +328,28 @@ static int packets_rtnl(LinkEnv *e, int ifindex, uint64_t *ret) {
         return rtnl_link_packets(e->stats, ifindex, ret);
 }
 
-LinkWork link_sample_power(Link *l, LinkEnv *e, uint64_t now) {
-        uint64_t packets, v;
-        bool marked = false;
-        int r;
+LinkPowerWant link_power_want(const Link *l) {
+        if (!l->power.active)
+                return LINK_POWER_WANT_NOTHING;
+        return l->power.lp.state == LINK_POWER_IDLE ? LINK_POWER_WANT_WAKE : LINK_POWER_WANT_SAMPLE;
+}
 
-        /*
-         * A tx timeout first: it stops link power at once, and the apply that follows puts the
-         * link under the guard (r8169 turns L1 off itself then, since 6.3: not a hand-written
-         * value).
-         */
+/*
+ * Before a decision: a tx timeout, or L1 written by someone else since our last write, ends
+ * it (nothing is read of the NIC: both are the kernel's own state). False: it ended, *ret
+ * says what the manager is to do.
+ */
+static bool link_power_may_decide(Link *l, LinkEnv *e, LinkWork *ret) {
+        uint64_t v;
+
+        *ret = 0;
+        /* A tx timeout first: it stops link power at once, and the apply that follows puts the
+         * link under the guard (r8169 turns L1 off itself then, since 6.3: not a hand-written value). */
         if (nic_read_tx_timeouts(e->c->root, &l->nic, &v) >= 0 && v > 0) {
                 l->power.active = false;
                 l->dirty = true;
-                return LINK_WORK_QUEUE;
+                *ret = LINK_WORK_QUEUE;
+                return false;
         }
         /* Written by hand since our last write: the other writer keeps L1, said once. */
         if (backend_read_knob(&e->c->backend, &l->nic, KNOB_L1_ASPM, &v) >= 0 && v != l->power.expect) {
@@ -351,8 +358,44 @@ LinkWork link_sample_power(Link *l, LinkEnv *e, uint64_t now) {
                                 l->knobs[k].yielded = true;
                 link_power_stop(l, e, v ? "link/l1_aspm was set to 1 outside r8169-tuned"
                                         : "link/l1_aspm was set to 0 outside r8169-tuned");
-                return 0;
+                return false;
         }
+        return true;
+}
+
+/* The state changed: the apply that follows writes it. */
+static LinkWork link_power_changed(Link *l, LinkEnv *e, uint64_t now) {
+        log_nic(LOG_DEBUG, R8T_MESSAGE_NIC_TUNED, &l->nic, 0, "link power: %s, L1 %s (quiet time %.2f s)",
+                link_power_state_to_string(l->power.lp.state), l->power.lp.state == LINK_POWER_BUSY ? "off" : "on",
+                (double) l->power.lp.quiet_usec / 1e6);
+        link_power_save(l, e, now);
+        l->dirty = true;
+        return LINK_WORK_QUEUE | LINK_WORK_NOW;
+}
+
+LinkWork link_power_window_done(Link *l, LinkEnv *e, uint64_t now, uint64_t packets) {
+        LinkWork w;
+
+        if (link_power_want(l) != LINK_POWER_WANT_WAKE)
+                return 0;
+        /* The kernel's state first (nothing of the NIC): a stray frame then decides nothing. */
+        if (!link_power_may_decide(l, e, &w))
+                return w;
+        if (link_power_woken(&l->power.lp, l->power.window_start, now, packets))
+                return link_power_changed(l, e, now);
+        link_power_save(l, e, now); /* the stray counted where status reads it (a file in /run) */
+        return 0;
+}
+
+LinkWork link_sample_power(Link *l, LinkEnv *e, uint64_t now) {
+        uint64_t packets;
+        LinkWork w;
+        int r;
+
+        if (link_power_want(l) != LINK_POWER_WANT_SAMPLE)
+                return 0;
+        if (!link_power_may_decide(l, e, &w))
+                return w;
         r = (e->packets ?: packets_rtnl)(e, link_sample_ifindex(l), &packets);
         if (r < 0) {
                 /* No socket: said once. Gone between the link's notification and now: the notification that follows decides. */
@@ -364,23 +407,19 @@ LinkWork link_sample_power(Link *l, LinkEnv *e, uint64_t now) {
                         log_nic(LOG_DEBUG, R8T_MESSAGE_NIC_TUNED, &l->nic, r, "cannot read its packet counters: %m");
                 return 0;
         }
-        if (link_power_sample(&l->power.lp, now, packets)) {
-                log_nic(LOG_DEBUG, R8T_MESSAGE_NIC_TUNED, &l->nic, 0, "link power: %s, L1 %s",
-                        link_power_state_to_string(l->power.lp.state), l->power.lp.state == LINK_POWER_BUSY ? "off" : "on");
-                link_power_save(l, e, now);
-                l->dirty = marked = true;
-        }
+        w = link_power_sample(&l->power.lp, now, packets) ? link_power_changed(l, e, now) : 0;
         if (now >= l->power.summary_usec + 3600ull * 1000000) {
                 uint64_t idle = link_power_time(&l->power.lp, LINK_POWER_IDLE, now),
                          busy = link_power_time(&l->power.lp, LINK_POWER_BUSY, now);
 
-                log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, &l->nic, 0, "link power: L1 on %.1f%% of %.1f h, %u transitions",
+                log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, &l->nic, 0,
+                        "link power: L1 on %.1f%% of %.1f h, %u transitions, %u wakeups (%u stray), quiet time %.2f s",
                         100.0 * (double) idle / (double) (idle + busy + 1), (double) (idle + busy) / 3600e6,
-                        l->power.lp.transitions);
+                        l->power.lp.transitions, l->power.lp.wakeups, l->power.lp.strays, (double) l->power.lp.quiet_usec / 1e6);
                 l->power.summary_usec = now;
                 link_power_save(l, e, now);
         }
-        return marked ? LINK_WORK_QUEUE : 0;
+        return w;
 }
 
 void link_restore(Link *l, LinkEnv *e, unsigned wait_ms, ApplyStats *st) {

@@ -12,8 +12,23 @@ const char *link_power_state_to_string(LinkPowerState s) {
         return s >= 0 && s < _LINK_POWER_STATE_MAX ? state_names[s] : NULL;
 }
 
+static void choose_quiet(LinkPower *lp);
+
+static uint64_t quiet_start(const LinkPowerParams *p) { return p->quiet_usec ?: LINK_POWER_BREAK_EVEN_USEC; }
+
 void link_power_init(LinkPower *lp, const LinkPowerParams *p, uint64_t now_usec) {
-        *lp = (LinkPower) { .params = *p, .state = LINK_POWER_IDLE, .since_usec = now_usec };
+        *lp = (LinkPower) { .params = *p, .state = LINK_POWER_IDLE, .since_usec = now_usec, .quiet_usec = quiet_start(p) };
+}
+
+void link_power_set_params(LinkPower *lp, const LinkPowerParams *p) {
+        lp->params = *p;
+        lp->quiet_usec = quiet_start(p);
+        choose_quiet(lp);
+}
+
+uint64_t link_power_period(const LinkPower *lp) {
+        uint64_t p = lp->quiet_usec / 4;
+        return p < LINK_POWER_PERIOD_MIN_USEC ? LINK_POWER_PERIOD_MIN_USEC : p > LINK_POWER_PERIOD_MAX_USEC ? LINK_POWER_PERIOD_MAX_USEC : p;
 }
 
 static void enter(LinkPower *lp, LinkPowerState s, uint64_t now_usec) {
@@ -23,41 +38,119 @@ static void enter(LinkPower *lp, LinkPowerState s, uint64_t now_usec) {
         lp->transitions++;
 }
 
+/* packets over elapsed µs above the busy rate, without dividing: packets * 1e6 > pps * elapsed */
+static bool busy_rate(const LinkPower *lp, uint64_t packets, uint64_t elapsed_usec) {
+        return packets * 1000000 > lp->params.busy_pps * elapsed_usec;
+}
+
+/*
+ * The quiet time that would have cost least over the recent quiet gaps, in hindsight: a gap
+ * shorter than the quiet time costs its length with L1 off; a longer one costs the quiet
+ * time, then an entry into L1 and a wake (LINK_POWER_SWITCH_USEC). A gap counts as under a
+ * quiet time only with a quarter to spare (samples see a gap's start late, and traffic
+ * jitters); ties go to the shorter. Gaps are seen whether or not L1 went on in them, so a
+ * long quiet time learns from the gaps under it too.
+ */
+static void choose_quiet(LinkPower *lp) {
+        static const uint64_t candidates[] = { LINK_POWER_BREAK_EVEN_USEC, 1000000, 2000000, 4000000, 8000000, 15000000,
+                                               LINK_POWER_QUIET_MAX_USEC };
+        uint64_t best = UINT64_MAX;
+        size_t n = lp->n_gaps < LINK_POWER_GAPS ? lp->n_gaps : LINK_POWER_GAPS;
+
+        if (lp->params.quiet_usec || n == 0)
+                return;
+        for (size_t c = 0; c < ELEMENTSOF(candidates); c++) {
+                uint64_t cost = 0;
+                for (size_t i = 0; i < n; i++)
+                        cost += lp->gaps[i] + lp->gaps[i] / 4 <= candidates[c] ? lp->gaps[i]
+                                                                               : candidates[c] + LINK_POWER_SWITCH_USEC;
+                if (cost < best) {
+                        best = cost;
+                        lp->quiet_usec = candidates[c];
+                }
+        }
+}
+
+static void gap_seen(LinkPower *lp, uint64_t gap_usec) {
+        /* Under the shortest quiet time a gap costs the same whatever is chosen: it tells nothing. */
+        if (gap_usec < LINK_POWER_BREAK_EVEN_USEC)
+                return;
+        lp->gaps[lp->n_gaps++ % LINK_POWER_GAPS] = gap_usec;
+        choose_quiet(lp);
+}
+
+bool link_power_woken(LinkPower *lp, uint64_t start_usec, uint64_t now_usec, uint64_t packets) {
+        if (lp->state != LINK_POWER_IDLE)
+                return false;
+        lp->wakeups++;
+        /* A window too short to judge (a clock that did not move) is judged as one window long. */
+        if (!busy_rate(lp, packets, now_usec > start_usec ? now_usec - start_usec : LINK_POWER_WINDOW_USEC)) {
+                lp->strays++;
+                return false;
+        }
+        /* Only an L1 stretch the rule chose teaches it (not the first one, nor one after a link loss). */
+        if (lp->predicted) {
+                if (start_usec < lp->since_usec + LINK_POWER_MISS_USEC)
+                        lp->mispredictions++;
+                gap_seen(lp, start_usec > lp->last_busy_usec ? start_usec - lp->last_busy_usec : 0);
+        }
+        lp->predicted = false;
+        enter(lp, LINK_POWER_BUSY, now_usec);
+        lp->sampled = false; /* the next sample is a baseline: the window's packets were busy */
+        lp->last_busy_usec = now_usec;
+        return true;
+}
+
+/* The flap budget: whether an entry into L1 is allowed now (fewer than the limit in the last minute). */
+static bool entry_allowed(const LinkPower *lp, uint64_t now_usec) {
+        if (lp->n_entries < LINK_POWER_ENTRIES_PER_MIN)
+                return true;
+        /* The oldest of the last entries: the ring's next slot. */
+        return now_usec >= lp->entries[lp->n_entries % LINK_POWER_ENTRIES_PER_MIN] + 60ull * 1000000;
+}
+
 bool link_power_sample(LinkPower *lp, uint64_t now_usec, uint64_t packets) {
         uint64_t delta, elapsed;
-        bool busy;
 
+        if (lp->state != LINK_POWER_BUSY)
+                return false;
         if (!lp->sampled || packets < lp->last_packets || now_usec <= lp->last_usec) {
-                /* the first sample, or the counters started again (driver reload): a baseline only */
+                /* the first sample, or the counters started again (driver reload): a baseline only,
+                 * and what came before it unknown (taken for busy: no gap is made of it) */
                 lp->sampled = true;
-                lp->last_usec = now_usec;
+                lp->last_usec = lp->last_busy_usec = now_usec;
                 lp->last_packets = packets;
+                lp->last_quiet = false;
                 return false;
         }
         delta = packets - lp->last_packets;
         elapsed = now_usec - lp->last_usec;
+        if (busy_rate(lp, delta, elapsed)) {
+                /* A gap under the quiet time ended: as long as the samples saw it quiet (at least). */
+                if (lp->last_quiet)
+                        gap_seen(lp, lp->last_usec - lp->last_busy_usec);
+                lp->last_busy_usec = now_usec;
+                lp->last_usec = now_usec;
+                lp->last_packets = packets;
+                lp->last_quiet = false;
+                return false;
+        }
         lp->last_usec = now_usec;
         lp->last_packets = packets;
-        /* packets per second above the threshold, without dividing: delta * 1e6 > pps * elapsed */
-        busy = delta * 1000000 > lp->params.busy_pps * elapsed;
-        if (busy)
-                lp->last_busy_usec = now_usec;
-        if (busy && lp->state == LINK_POWER_IDLE) {
-                enter(lp, LINK_POWER_BUSY, now_usec);
-                return true;
-        }
-        if (!busy && lp->state == LINK_POWER_BUSY && now_usec - lp->last_busy_usec >= lp->params.quiet_usec) {
-                enter(lp, LINK_POWER_IDLE, now_usec);
-                return true;
-        }
-        return false;
+        lp->last_quiet = true;
+        if (now_usec - lp->last_busy_usec < lp->quiet_usec || !entry_allowed(lp, now_usec))
+                return false;
+        lp->entries[lp->n_entries++ % LINK_POWER_ENTRIES_PER_MIN] = now_usec;
+        enter(lp, LINK_POWER_IDLE, now_usec);
+        lp->predicted = true;
+        return true;
 }
 
 bool link_power_idle(LinkPower *lp, uint64_t now_usec) {
-        lp->sampled = false; /* the next sample is a baseline again */
         if (lp->state != LINK_POWER_BUSY)
                 return false;
         enter(lp, LINK_POWER_IDLE, now_usec);
+        lp->predicted = false;
         return true;
 }
 
@@ -70,6 +163,10 @@ void link_power_record_from(LinkPowerRecord *rec, const LinkPower *lp, uint64_t 
                 .transitions = lp->transitions,
                 .idle_usec = link_power_time(lp, LINK_POWER_IDLE, now_usec),
                 .busy_usec = link_power_time(lp, LINK_POWER_BUSY, now_usec),
+                .quiet_usec = lp->quiet_usec,
+                .wakeups = lp->wakeups,
+                .strays = lp->strays,
+                .mispredictions = lp->mispredictions,
         };
         (void) strscpy(rec->state, sizeof(rec->state), stopped ? "stopped" : link_power_state_to_string(lp->state));
         (void) strscpy(rec->reason, sizeof(rec->reason), stopped ?: "");
@@ -83,8 +180,10 @@ static int record_path(const char *state_dir, const char *slot, const char *suff
 static void record_write(FILE *f, const void *userdata) {
         const LinkPowerRecord *rec = userdata;
 
-        fprintf(f, "state %s\ntransitions %u\nidle_usec %" PRIu64 "\nbusy_usec %" PRIu64 "\n", rec->state, rec->transitions,
-                rec->idle_usec, rec->busy_usec);
+        fprintf(f, "state %s\ntransitions %u\nidle_usec %" PRIu64 "\nbusy_usec %" PRIu64 "\nquiet_usec %" PRIu64
+                "\nwakeups %u\nstrays %u\nmispredictions %u\n",
+                rec->state, rec->transitions, rec->idle_usec, rec->busy_usec, rec->quiet_usec, rec->wakeups, rec->strays,
+                rec->mispredictions);
         if (rec->reason[0])
                 fprintf(f, "reason %s\n", rec->reason);
 }
@@ -119,7 +218,10 @@ int link_power_record_load(const char *state_dir, const char *slot, LinkPowerRec
                         (void) strscpy(rec.reason, sizeof(rec.reason), line + strlen("reason "));
                 else if (sscanf(line, "transitions %u", &rec.transitions) != 1 &&
                          sscanf(line, "idle_usec %" SCNu64, &rec.idle_usec) != 1 &&
-                         sscanf(line, "busy_usec %" SCNu64, &rec.busy_usec) != 1)
+                         sscanf(line, "busy_usec %" SCNu64, &rec.busy_usec) != 1 &&
+                         sscanf(line, "quiet_usec %" SCNu64, &rec.quiet_usec) != 1 &&
+                         sscanf(line, "wakeups %u", &rec.wakeups) != 1 && sscanf(line, "strays %u", &rec.strays) != 1 &&
+                         sscanf(line, "mispredictions %u", &rec.mispredictions) != 1)
                         return -EBADMSG;
         }
         if (!state)

@@ -240,11 +240,10 @@ static int release_links(sd_bus_message *msg, Manager *m, bool hold, sd_bus_erro
         for (size_t i = 0; i < m->links.n; i++)
                 if (selected[i]) {
                         Link *l = &m->links.links[i];
-                        bool was = l->power.active;
                         link_release(l, &m->env, 500, &st);
                         if (!hold)
                                 context_forget_board_guard(&m->c, &l->nic);
-                        manager_do(m, l, was, 0);
+                        manager_do(m, l, 0);
                         log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, &l->nic, 0, hold ?
                                 "given back on request; left alone while the caller is on the bus, or until Apply" :
                                 "given back on request; left alone until Apply (r8169-tuned apply) or a restart");

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "manager-internal.h"
 #include "nic-log.h"
+#include "packet-wake.h"
 #include "rtnl.h"
 
 
@@ -53,18 +54,15 @@ static void manager_count(Manager *m, const Link *l, int sign) {
 }
 
 static void manager_link_power_arm(Manager *m);
+static void manager_link_power_sync(Manager *m, Link *l);
 static void manager_retry_later(Manager *m);
 static void manager_work_link(Manager *m, Link *l);
 
 /*
- * What a link's operation asked for, done: whether its link power is sampled now (the one
- * timer runs while any is), the queue, a retry, an apply at once. was_active: before it.
+ * What a link's operation asked for, done: its link power's wake socket or samples (the one
+ * timer runs while any link is busy), the queue, a retry, an apply at once.
  */
-void manager_do(Manager *m, Link *l, bool was_active, LinkWork w) {
-        if (l->power.active != was_active) {
-                m->n_lp_active = l->power.active ? m->n_lp_active + 1 : m->n_lp_active - 1;
-                manager_link_power_arm(m);
-        }
+void manager_do(Manager *m, Link *l, LinkWork w) {
         if (w & LINK_WORK_QUEUE)
                 manager_enqueue(m, l);
         if (w & LINK_WORK_RETRY)
@@ -76,6 +74,9 @@ void manager_do(Manager *m, Link *l, bool was_active, LinkWork w) {
          */
         if ((w & LINK_WORK_NOW) && m->running && !m->rescan)
                 manager_work_link(m, l);
+        /* After the apply: closing a wake socket waits for the kernel (synchronize_net), L1 does not. */
+        manager_link_power_sync(m, l);
+        manager_link_power_arm(m);
 }
 
 /* Rediscovers the PCI bus; keeps what is known of NICs that stay, forgets the ones that left. */
@@ -88,6 +89,9 @@ static int manager_rescan(Manager *m) {
 
         for (size_t i = 0; before && i < n_before; i++)
                 memcpy(before[i], m->links.links[i].nic.slot, PCI_SLOT_LEN);
+        /* A NIC that leaves takes no socket with it: every wake socket is closed, and opened again after. */
+        for (size_t i = 0; i < m->links.n; i++)
+                manager_link_power_drop(&m->links.links[i]);
         r = link_set_rescan(&m->links, m->c.root, &claims, m->opts->kernel_log, m->running || m->records_unsure);
         if (r < 0)
                 return r;
@@ -95,9 +99,8 @@ static int manager_rescan(Manager *m) {
                 manager_bus_nics_changed(m, (const char (*)[PCI_SLOT_LEN]) before, n_before);
         m->n_queue = 0;
         m->n_tuned = m->n_waiting = m->n_unsupported = 0;
-        m->n_lp_active = 0;
         for (size_t i = 0; i < m->links.n; i++) {
-                m->n_lp_active += m->links.links[i].power.active;
+                manager_link_power_sync(m, &m->links.links[i]);
                 if (m->links.links[i].dirty || m->links.links[i].drift_check)
                         manager_enqueue(m, &m->links.links[i]);
                 manager_count(m, &m->links.links[i], +1);
@@ -124,12 +127,57 @@ static void manager_retry_later(Manager *m) {
 }
 
 static int on_link_power(sd_event_source *s, uint64_t usec, void *userdata);
+static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata);
+static int on_window(sd_event_source *s, uint64_t usec, void *userdata);
 
-/* One timer for every NIC: armed while any of them is under dynamic link power with its link up. */
+/* A link's wake socket and window, closed (a rescan, a link that is no longer idle, the end). */
+void manager_link_power_drop(Link *l) {
+        l->power.window = sd_event_source_disable_unref(l->power.window);
+        l->power.wake = sd_event_source_disable_unref(l->power.wake);
+        l->power.wake_ifindex = 0;
+}
+
+/* Idle: a wake socket, listened to unless a window is open; otherwise none (no cost per packet while busy). */
+static void manager_link_power_sync(Manager *m, Link *l) {
+        int ifindex = link_sample_ifindex(l), fd, r;
+
+        if (link_power_want(l) != LINK_POWER_WANT_WAKE || l->power.wake_ifindex != ifindex)
+                manager_link_power_drop(l);
+        if (link_power_want(l) != LINK_POWER_WANT_WAKE)
+                return;
+        if (l->power.wake) {
+                if (!l->power.window || sd_event_source_get_enabled(l->power.window, NULL) == 0)
+                        (void) sd_event_source_set_enabled(l->power.wake, SD_EVENT_ON);
+                return;
+        }
+        fd = r = packet_wake_open(ifindex);
+        if (r >= 0) {
+                r = sd_event_add_io(m->event, &l->power.wake, fd, EPOLLIN, on_wake, m);
+                if (r < 0)
+                        close(fd);
+        }
+        if (r < 0) {
+                log_nic(LOG_WARNING, R8T_MESSAGE_NIC_TUNED, &l->nic, r, "cannot open a packet socket on %s to wake on its traffic: %m",
+                        nic_ifname(&l->nic) ?: "its interface");
+                link_power_stop(l, &m->env, "no packet socket to wake it on traffic (it needs CAP_NET_RAW)");
+                return;
+        }
+        (void) sd_event_source_set_io_fd_own(l->power.wake, true);
+        (void) sd_event_source_set_description(l->power.wake, "link-power-wake");
+        l->power.wake_ifindex = ifindex;
+}
+
+/* One timer for every NIC: armed while any of them is busy under dynamic link power, at the shortest period asked. */
 static void manager_link_power_arm(Manager *m) {
-        uint64_t now;
+        uint64_t now, period = 0;
 
-        if (m->n_lp_active == 0) {
+        for (size_t i = 0; i < m->links.n; i++)
+                if (link_power_want(&m->links.links[i]) == LINK_POWER_WANT_SAMPLE) {
+                        uint64_t p = link_power_period(&m->links.links[i].power.lp);
+                        period = period && period < p ? period : p;
+                }
+        m->link_power_period = period;
+        if (period == 0) {
                 if (m->link_power_timer)
                         (void) sd_event_source_set_enabled(m->link_power_timer, SD_EVENT_OFF);
                 return;
@@ -140,28 +188,76 @@ static void manager_link_power_arm(Manager *m) {
                 return;
         /* A fifth of the period as accuracy lets the kernel batch this wakeup with others. */
         if (!m->link_power_timer)
-                (void) sd_event_add_time(m->event, &m->link_power_timer, CLOCK_MONOTONIC, now + LINK_POWER_PERIOD_USEC,
-                                         LINK_POWER_PERIOD_USEC / 5, on_link_power, m);
+                (void) sd_event_add_time(m->event, &m->link_power_timer, CLOCK_MONOTONIC, now + period, period / 5,
+                                         on_link_power, m);
         else {
-                (void) sd_event_source_set_time(m->link_power_timer, now + LINK_POWER_PERIOD_USEC);
+                (void) sd_event_source_set_time(m->link_power_timer, now + period);
+                (void) sd_event_source_set_time_accuracy(m->link_power_timer, period / 5);
                 (void) sd_event_source_set_enabled(m->link_power_timer, SD_EVENT_ONESHOT);
         }
 }
 
 static int on_link_power(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
-        uint64_t now = now_monotonic_usec();
+        uint64_t now = now_monotonic_usec(), period = m->link_power_period;
 
         for (size_t i = 0; i < m->links.n; i++)
-                if (m->links.links[i].power.active)
-                        manager_do(m, &m->links.links[i], true, link_sample_power(&m->links.links[i], &m->env, now));
+                if (link_power_want(&m->links.links[i]) == LINK_POWER_WANT_SAMPLE)
+                        manager_do(m, &m->links.links[i], link_sample_power(&m->links.links[i], &m->env, now));
         /* From the planned time, not from now: the period does not drift by the slack; after a
          * stall, one period from now (back-to-back samples would take one packet for load). */
-        (void) sd_event_source_set_time(s, usec + LINK_POWER_PERIOD_USEC > now + LINK_POWER_PERIOD_USEC / 2
-                                                   ? usec + LINK_POWER_PERIOD_USEC
-                                                   : now + LINK_POWER_PERIOD_USEC);
-        (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-        manager_link_power_arm(m);
+        if (m->link_power_period && sd_event_source_get_enabled(s, NULL) == 0) {
+                period = m->link_power_period;
+                (void) sd_event_source_set_time(s, usec + period > now + period / 2 ? usec + period : now + period);
+                (void) sd_event_source_set_time_accuracy(s, period / 5);
+                (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        }
+        return 0;
+}
+
+static Link *link_of_source(Manager *m, sd_event_source *s) {
+        for (size_t i = 0; i < m->links.n; i++)
+                if (m->links.links[i].power.wake == s || m->links.links[i].power.window == s)
+                        return &m->links.links[i];
+        return NULL;
+}
+
+/* A frame on an idle link: count what follows for a window before anything is decided. */
+static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Manager *m = userdata;
+        Link *l = link_of_source(m, s);
+        uint64_t now = now_monotonic_usec();
+
+        (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        if (!l)
+                return 0;
+        l->power.window_start = now;
+        if (!l->power.window) {
+                if (sd_event_add_time(m->event, &l->power.window, CLOCK_MONOTONIC, now + LINK_POWER_WINDOW_USEC, 1000,
+                                      on_window, m) < 0) {
+                        (void) sd_event_source_set_enabled(s, SD_EVENT_ON);
+                        return 0;
+                }
+                (void) sd_event_source_set_description(l->power.window, "link-power-window");
+        } else {
+                (void) sd_event_source_set_time(l->power.window, now + LINK_POWER_WINDOW_USEC);
+                (void) sd_event_source_set_enabled(l->power.window, SD_EVENT_ONESHOT);
+        }
+        return 0;
+}
+
+static int on_window(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        Link *l = link_of_source(m, s);
+        uint64_t packets = 0;
+        int r;
+
+        if (!l || !l->power.wake)
+                return 0;
+        r = packet_wake_take(sd_event_source_get_io_fd(l->power.wake), &packets);
+        if (r < 0)
+                log_nic(LOG_DEBUG, R8T_MESSAGE_NIC_TUNED, &l->nic, r, "cannot read the wake socket's count: %m");
+        manager_do(m, l, link_power_window_done(l, &m->env, now_monotonic_usec(), packets));
         return 0;
 }
 
@@ -182,7 +278,6 @@ static void manager_notify_status(Manager *m, const char *extra) {
 
 /* What one NIC's turn in the worker does: a drift check, an apply. */
 static void manager_work_link(Manager *m, Link *l) {
-        bool was = l->power.active;
         LinkWork w = 0;
 
         if (l->drift_check) {
@@ -197,7 +292,7 @@ static void manager_work_link(Manager *m, Link *l) {
                 w |= link_apply(l, &m->env);
                 manager_count(m, l, +1);
         }
-        manager_do(m, l, was, w & ~LINK_WORK_NOW); /* it is at work now */
+        manager_do(m, l, w & ~LINK_WORK_NOW); /* it is at work now */
 }
 
 void manager_apply_now(Manager *m, Link *l) {
@@ -292,14 +387,12 @@ static void on_link(const char *ifname, int ifindex, unsigned flags, bool remove
         Manager *m = userdata;
         size_t k;
         Link *l = link_set_find_ifname(&m->links, ifname, &k);
-        bool was;
 
         /* Not ours: one lookup, nothing else. */
         if (!l)
                 return;
-        was = l->power.active;
         l->ifaces[k].seen = m->dump;
-        manager_do(m, l, was,
+        manager_do(m, l,
                    removed ? link_iface_removed(l, &m->env, k, ifindex)
                            : link_iface_changed(l, &m->env, k, ifindex, flags & IFF_UP, flags & IFF_LOWER_UP));
 }
@@ -328,8 +421,7 @@ static void manager_resync_links(Manager *m) {
                 Link *l = &m->links.links[i];
                 for (size_t k = 0; k < l->nic.n_ifnames; k++)
                         if (l->ifaces[k].seen != m->dump && l->ifaces[k].ifindex != 0) {
-                                bool was = l->power.active;
-                                manager_do(m, l, was, link_iface_removed(l, &m->env, k, l->ifaces[k].ifindex));
+                                manager_do(m, l, link_iface_removed(l, &m->env, k, l->ifaces[k].ifindex));
                                 gone++;
                         }
         }
@@ -494,6 +586,8 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 }
 
 static void manager_free(Manager *m) {
+        for (size_t i = 0; i < m->links.n; i++)
+                manager_link_power_drop(&m->links.links[i]);
         sd_event_source_unref(m->link_power_timer);
         link_env_done(&m->env);
         sd_event_source_unref(m->retry);

@@ -134,6 +134,18 @@ static void lp_seconds(FILE *f, const Metric *m, const NicMetrics *nm) {
         sample(f, m, nm->nic, "state", "l1_off", "%.3f", (double) nm->link_power.busy_usec / 1e6);
 }
 
+static void lp_wakeups(FILE *f, const Metric *m, const NicMetrics *nm) {
+        if (!nm->link_power_known)
+                return;
+        sample(f, m, nm->nic, "outcome", "busy", "%u", nm->link_power.wakeups - nm->link_power.strays);
+        sample(f, m, nm->nic, "outcome", "stray", "%u", nm->link_power.strays);
+}
+
+static void lp_quiet(FILE *f, const Metric *m, const NicMetrics *nm) {
+        if (nm->link_power_known)
+                sample(f, m, nm->nic, NULL, NULL, "%.3f", (double) nm->link_power.quiet_usec / 1e6);
+}
+
 static const Metric metrics[] = {
         { "r8169_tuned_nic_info", "gauge", "A Realtek NIC: its chip, XID and driver (always 1).", nic_info },
         { "r8169_tuned_knob_readable", "gauge", "1 if the knob's current value could be read, else 0.", knob_readable },
@@ -153,6 +165,11 @@ static const Metric metrics[] = {
           "Dynamic link power: L1 turned off or on since the daemon started.", lp_transitions },
         { "r8169_tuned_link_power_seconds_total", "counter",
           "Dynamic link power: time with L1 on (state=\"l1_on\") and off for load (state=\"l1_off\").", lp_seconds },
+        { "r8169_tuned_link_power_wakeups_total", "counter",
+          "Dynamic link power: frames that woke it on the quiet link, by what their window decided (L1 off: busy; nothing: stray).",
+          lp_wakeups },
+        { "r8169_tuned_link_power_quiet_seconds", "gauge",
+          "Dynamic link power: the quiet time in force (configured, or learnt from the traffic).", lp_quiet },
 };
 
 static void prom_header(FILE *f, const char *name, const char *type, const char *help) {

@@ -102,9 +102,10 @@ void report_link_power_text(FILE *f, const LinkPowerRecord *rec) {
                 fprintf(f, "  link power: dynamic, off for this link: %s\n", rec->reason);
                 return;
         }
-        fprintf(f, "  link power: dynamic, %s (L1 %s); L1 on %.0f s, off %.0f s, %u transitions\n", rec->state,
-                streq(rec->state, "busy") ? "off" : "on", (double) rec->idle_usec / 1e6, (double) rec->busy_usec / 1e6,
-                rec->transitions);
+        fprintf(f, "  link power: dynamic, %s (L1 %s); L1 on %.0f s, off %.0f s, %u transitions; quiet time %.1f s; "
+                "%u wakeups (%u stray), %u mispredicted\n", rec->state, streq(rec->state, "busy") ? "off" : "on",
+                (double) rec->idle_usec / 1e6, (double) rec->busy_usec / 1e6, rec->transitions, (double) rec->quiet_usec / 1e6,
+                rec->wakeups, rec->strays, rec->mispredictions);
 }
 
 static void plan_items_json(JsonWriter *w, const char *key, const PlanItem *items, size_t n, const char *because, const Nic *nic);
@@ -353,6 +354,11 @@ void report_link_power_json(JsonWriter *w, const LinkPowerRecord *rec) {
         json_fixed(w, (double) rec->idle_usec / 1e6, 3);
         json_key(w, "l1_off_seconds");
         json_fixed(w, (double) rec->busy_usec / 1e6, 3);
+        json_key(w, "quiet_seconds");
+        json_fixed(w, (double) rec->quiet_usec / 1e6, 3);
+        json_kv_u64(w, "wakeups", rec->wakeups);
+        json_kv_u64(w, "stray_wakeups", rec->strays);
+        json_kv_u64(w, "mispredictions", rec->mispredictions);
         json_object_end(w);
 }
 
@@ -558,7 +564,11 @@ void report_plan_link_power_json(JsonWriter *w, const NicPlan *p) {
         else
                 json_null(w);
         json_kv_u64(w, "busy_packets_per_second", p->link_power_busy_pps);
-        json_kv_u64(w, "quiet_seconds", p->link_power_quiet_s);
+        json_key(w, "quiet_seconds");
+        if (p->link_power_quiet_s)
+                json_u64(w, p->link_power_quiet_s);
+        else
+                json_null(w);
         json_kv_bool(w, "runs", !p->link_power_blocked);
         json_kv_str(w, "blocked", p->link_power_blocked);
         json_kv_str(w, "quirk", p->link_power_quirk ? p->link_power_quirk->id : NULL);
@@ -573,11 +583,16 @@ static void plan_link_power_text(FILE *f, const NicPlan *p) {
                 return;
         if (p->link_power_origin.file)
                 snprintf(where, sizeof(where), " (%s:%u)", p->link_power_origin.file, p->link_power_origin.line);
-        if (!p->link_power_blocked)
+        if (!p->link_power_blocked && p->link_power_quiet_s)
                 snprintf(line, sizeof(line),
                          "dynamic%s: the daemon turns L1 and L1.1 off when the link carries more than %" PRIu64
                          " packets/s and on again after %" PRIu64 " s below that",
                          where, p->link_power_busy_pps, p->link_power_quiet_s);
+        else if (!p->link_power_blocked)
+                snprintf(line, sizeof(line),
+                         "dynamic%s: the daemon turns L1 and L1.1 off when the link carries more than %" PRIu64
+                         " packets/s and on again after a quiet time it learns from the traffic (from 0.5 s)",
+                         where, p->link_power_busy_pps);
         else
                 snprintf(line, sizeof(line), "dynamic asked%s, but not for this link: %s%s%s%s", where, p->link_power_blocked,
                          p->link_power_quirk ? " (quirk " : "", p->link_power_quirk ? p->link_power_quirk->id : "",

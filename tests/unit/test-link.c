@@ -69,8 +69,11 @@ static Fixture *fx;
 static uint64_t clock_now;
 static uint64_t clock_fake(void) { return clock_now; }
 
+static unsigned packet_reads;
+
 static int packets_fake(LinkEnv *e, int ifindex, uint64_t *ret) {
         assert_int_equal(ifindex, 7);
+        packet_reads++;
         *ret = fx->packets;
         return 0;
 }
@@ -138,32 +141,50 @@ static void link_up_and_applied(Link *l) {
 static void test_link_power(void **state) {
         Link l;
         uint64_t t = 1000 * SEC;
+        unsigned reads;
 #define AT(when) (clock_now = (when))
+#define WINDOW(start) (l.power.window_start = (start), AT((start) + LINK_POWER_WINDOW_USEC))
 
         link_up_and_applied(&l);
-        /* The first sample is a baseline; then 1000 packets in half a second: busy, apply now. */
-        fx->packets = 100;
+        /* Idle: a wake socket, no samples, and nothing of the NIC read. */
+        assert_int_equal(link_power_want(&l), LINK_POWER_WANT_WAKE);
+        reads = packet_reads;
         assert_int_equal(link_sample_power(&l, &fx->e, AT(t)), 0);
-        fx->packets += 1000;
-        assert_int_equal(link_sample_power(&l, &fx->e, AT(t + SEC / 2)), LINK_WORK_QUEUE);
+        assert_int_equal(packet_reads, reads);
+        /* A stray frame: its window stays under the busy rate, L1 stays on. */
+        assert_int_equal(link_power_window_done(&l, &fx->e, WINDOW(t), 2), 0);
+        assert_int_equal(l.power.lp.state, LINK_POWER_IDLE);
+        assert_int_equal(l.power.lp.strays, 1);
+        /* A burst: busy at the window's end, applied at once; then sampled, no socket. */
+        assert_int_equal(link_power_window_done(&l, &fx->e, WINDOW(t + SEC), 100), LINK_WORK_QUEUE | LINK_WORK_NOW);
         assert_true(l.dirty);
         assert_int_equal(l.power.lp.state, LINK_POWER_BUSY);
+        assert_int_equal(link_power_want(&l), LINK_POWER_WANT_SAMPLE);
+        assert_int_equal(packet_reads, reads);
         l.dirty = false;
         assert_int_equal(link_apply(&l, &fx->e), 0);
         assert_int_equal(get(L1), 0);
-        /* Quiet for less than the quiet time: nothing; for longer: L1 back on. */
-        assert_int_equal(link_sample_power(&l, &fx->e, AT(t + 10 * SEC)), 0);
-        assert_int_equal(link_sample_power(&l, &fx->e, AT(t + 40 * SEC)), LINK_WORK_QUEUE);
+        /* The first sample is a baseline; busy samples keep it off; quiet for the quiet time (0.5 s at first): on. */
+        fx->packets = 100;
+        assert_int_equal(link_sample_power(&l, &fx->e, AT(t + 2 * SEC)), 0);
+        fx->packets += 1000;
+        assert_int_equal(link_sample_power(&l, &fx->e, AT(t + 3 * SEC)), 0);
+        assert_int_equal(link_sample_power(&l, &fx->e, AT(t + 3 * SEC + 250 * 1000)), 0);
+        assert_int_equal(l.power.lp.state, LINK_POWER_BUSY);
+        assert_int_equal(link_sample_power(&l, &fx->e, AT(t + 3 * SEC + 500 * 1000)), LINK_WORK_QUEUE | LINK_WORK_NOW);
         assert_int_equal(l.power.lp.state, LINK_POWER_IDLE);
+        assert_int_equal(packet_reads, reads + 4);
         l.dirty = false;
         assert_int_equal(link_apply(&l, &fx->e), 0);
         assert_int_equal(get(L1), 1);
-        /* Busy again, and the cable goes: no traffic without a link (L1 on at once), and no samples either. */
-        fx->packets += 5000;
-        assert_int_equal(link_sample_power(&l, &fx->e, AT(t + 41 * SEC)), LINK_WORK_QUEUE);
+        /* Busy again, and the cable goes: no traffic without a link (L1 on at once), and no socket nor samples either. */
+        assert_int_equal(link_power_window_done(&l, &fx->e, WINDOW(t + 41 * SEC), 100), LINK_WORK_QUEUE | LINK_WORK_NOW);
         l.dirty = false;
         assert_int_equal(link_iface_changed(&l, &fx->e, 0, 7, true, false), LINK_WORK_QUEUE);
+        assert_true(l.dirty);
+        l.dirty = false;
         assert_false(l.power.active);
+        assert_int_equal(link_power_want(&l), LINK_POWER_WANT_NOTHING);
         assert_int_equal(l.power.lp.state, LINK_POWER_IDLE);
         assert_int_equal(link_sample_ifindex(&l), 0);
         {
@@ -171,15 +192,21 @@ static void test_link_power(void **state) {
                 assert_int_equal(link_power_record_load(fx->state, SLOT, &rec), 0);
                 assert_string_equal(rec.state, "idle");
                 assert_int_equal(rec.transitions, 4);
+                assert_int_equal(rec.wakeups, 3);
+                assert_int_equal(rec.strays, 1);
+                assert_int_equal(rec.quiet_usec, LINK_POWER_BREAK_EVEN_USEC);
         }
-        /* Back, and someone writes link/l1_aspm by hand: link power stops for this link, said once. */
+        /* Back, and someone writes link/l1_aspm by hand: found before the next write, link power stops for this link, said once. */
         assert_int_equal(link_iface_changed(&l, &fx->e, 0, 7, true, true), 0);
         assert_true(l.power.active);
         put(L1, "0\n");
-        assert_int_equal(link_sample_power(&l, &fx->e, AT(t + 50 * SEC)), 0);
+        assert_int_equal(link_power_window_done(&l, &fx->e, WINDOW(t + 50 * SEC), 100), 0);
         assert_false(l.power.active);
+        assert_int_equal(link_power_want(&l), LINK_POWER_WANT_NOTHING);
         assert_non_null(strstr(l.power.stopped, "set to 0 outside r8169-tuned"));
         assert_true(l.knobs[KNOB_L1_ASPM].yielded);
+        assert_false(l.dirty);
+        assert_int_equal(l.power.lp.wakeups, 3); /* the stopped wake decided nothing */
         /* A reload gives it back to the configuration. */
         link_reload(&l);
         assert_null(l.power.stopped);
@@ -191,7 +218,8 @@ static void test_tx_timeout(void **state) {
 
         link_up_and_applied(&l);
         put(TX_TIMEOUT, "1\n");
-        assert_int_equal(link_sample_power(&l, &fx->e, 2000 * SEC), LINK_WORK_QUEUE);
+        l.power.window_start = 2000 * SEC;
+        assert_int_equal(link_power_window_done(&l, &fx->e, 2000 * SEC + LINK_POWER_WINDOW_USEC, 100), LINK_WORK_QUEUE);
         assert_false(l.power.active);
         assert_true(l.dirty);
         /* The apply that follows puts the link under the guard: link power blocked, L1 left to the kernel. */

@@ -4,93 +4,275 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "linkpower.h"
 
-static const LinkPowerParams params = { LINK_POWER_PERIOD_USEC, LINK_POWER_BUSY_PPS, LINK_POWER_QUIET_USEC };
 #define SEC 1000000ull
+#define MS 1000ull
+static const LinkPowerParams params = { LINK_POWER_BUSY_PPS, 0 }; /* the defaults: quiet time auto */
 
-/* Feed a traffic pattern (packets per second at each instant) sampled every period. */
-static unsigned run(LinkPower *lp, uint64_t from, uint64_t to, uint64_t (*pps)(uint64_t t), uint64_t *packets,
-                    uint64_t *first_change) {
-        unsigned changes = 0;
-        for (uint64_t t = from; t <= to; t += params.period_usec) {
-                *packets += pps(t) * params.period_usec / SEC;
-                if (link_power_sample(lp, t, *packets)) {
-                        changes++;
-                        if (first_change && !*first_change)
-                                *first_change = t;
+/* Traffic as segments of steady packets per second; packets at start + k / pps. */
+typedef struct Segment {
+        uint64_t start, end, pps;
+} Segment;
+
+typedef struct Trace {
+        Segment seg[256];
+        size_t n;
+} Trace;
+
+static void add(Trace *t, uint64_t start, uint64_t end, uint64_t pps) {
+        assert_true(t->n < ELEMENTSOF(t->seg));
+        t->seg[t->n++] = (Segment) { start, end, pps };
+}
+
+/* Packets in [0, at): what a counter read at `at` says. */
+static uint64_t cum(const Trace *t, uint64_t at) {
+        uint64_t n = 0;
+        for (size_t i = 0; i < t->n; i++)
+                if (at > t->seg[i].start) {
+                        uint64_t until = at < t->seg[i].end ? at : t->seg[i].end;
+                        n += ((until - t->seg[i].start) * t->seg[i].pps + SEC - 1) / SEC;
+                }
+        return n;
+}
+
+/* The first packet at or after `at`; UINT64_MAX: none. */
+static uint64_t next_packet(const Trace *t, uint64_t at) {
+        uint64_t best = UINT64_MAX;
+        for (size_t i = 0; i < t->n; i++) {
+                const Segment *s = &t->seg[i];
+                uint64_t p;
+                if (s->end <= at)
+                        continue;
+                if (at <= s->start)
+                        p = s->start;
+                else {
+                        uint64_t k = ((at - s->start) * s->pps + SEC - 1) / SEC;
+                        p = s->start + k * SEC / s->pps;
+                }
+                if (p < s->end && p < best)
+                        best = p;
+        }
+        return best;
+}
+
+typedef struct Outcome {
+        unsigned changes;
+        uint64_t l1_on_usec, packets_l1_on, first_off;
+} Outcome;
+
+/* The daemon's loop, without the daemon: woken by a packet while idle, sampling while busy. */
+static Outcome simulate(LinkPower *lp, const Trace *t, uint64_t from, uint64_t to) {
+        Outcome o = {};
+        uint64_t now = from;
+
+        while (now < to) {
+                if (lp->state == LINK_POWER_IDLE) {
+                        uint64_t p = next_packet(t, now), end;
+                        if (p >= to) {
+                                o.l1_on_usec += to - now;
+                                break;
+                        }
+                        end = p + LINK_POWER_WINDOW_USEC;
+                        o.l1_on_usec += end - now;
+                        o.packets_l1_on += cum(t, end) - cum(t, now);
+                        if (link_power_woken(lp, p, end, cum(t, end) - cum(t, p))) {
+                                o.changes++;
+                                if (!o.first_off)
+                                        o.first_off = end;
+                        }
+                        now = end;
+                } else {
+                        now += link_power_period(lp);
+                        if (link_power_sample(lp, now, cum(t, now)))
+                                o.changes++;
                 }
         }
-        return changes;
+        return o;
 }
 
-static uint64_t quiet(uint64_t t) { return 2; }
-static uint64_t busy(uint64_t t) { return 5000; }
-static uint64_t on_off_1s(uint64_t t) { return (t / SEC) % 2 ? 5000 : 0; }
-
-/* The vendor rule on the same counters: every second, more than 10 packets -> off, else on. */
-static unsigned vendor_transitions(uint64_t seconds, uint64_t (*pps)(uint64_t t)) {
+/* The vendor rule on the same packets: every second, more than 10 packets since the last -> off, else on. */
+static Outcome vendor(const Trace *t, uint64_t to) {
+        Outcome o = {};
         bool off = false;
-        unsigned changes = 0;
-        for (uint64_t s = 0; s < seconds; s++) {
-                bool want = pps(s * SEC) > 10;
-                changes += want != off;
+
+        for (uint64_t s = 0; s + SEC <= to; s += SEC) {
+                bool want = cum(t, s + SEC) - cum(t, s) > 10;
+                if (!off) {
+                        o.l1_on_usec += SEC;
+                        o.packets_l1_on += cum(t, s + SEC) - cum(t, s);
+                }
+                o.changes += want != off;
                 off = want;
         }
-        return changes;
+        return o;
 }
 
-static void test_reaction_and_hysteresis(void **state) {
+static void test_stray_packets(void **state) {
         LinkPower lp;
-        uint64_t packets = 0, first = 0;
+        Trace t = {};
+        Outcome o;
 
+        /* An ARP reply, a keepalive pair, an NTP exchange: a packet or two every few seconds. */
+        for (uint64_t s = 3; s < 120; s += 5)
+                add(&t, s * SEC, s * SEC + 2 * MS, 1000);
         link_power_init(&lp, &params, 0);
-        assert_int_equal(run(&lp, 0, 10 * SEC, quiet, &packets, NULL), 0);
+        o = simulate(&lp, &t, 0, 120 * SEC);
+        assert_int_equal(o.changes, 0);
         assert_int_equal(lp.state, LINK_POWER_IDLE);
-        /* Traffic starts at 10 s: L1 off at the first sample after it, within one period. */
-        assert_int_equal(run(&lp, 10 * SEC + params.period_usec, 20 * SEC, busy, &packets, &first), 1);
-        assert_true(first - 10 * SEC <= params.period_usec);
-        assert_int_equal(lp.state, LINK_POWER_BUSY);
-        /* Quiet again at 20 s: on only after the quiet time, not at the first quiet sample. */
-        first = 0;
-        assert_int_equal(run(&lp, 20 * SEC + params.period_usec, 20 * SEC + LINK_POWER_QUIET_USEC - params.period_usec,
-                             quiet, &packets, NULL), 0);
-        assert_int_equal(lp.state, LINK_POWER_BUSY);
-        assert_int_equal(run(&lp, 20 * SEC + LINK_POWER_QUIET_USEC, 80 * SEC, quiet, &packets, &first), 1);
-        assert_int_equal(lp.state, LINK_POWER_IDLE);
-        assert_true(first - 20 * SEC <= LINK_POWER_QUIET_USEC + params.period_usec);
-        assert_int_equal(lp.transitions, 2);
-        /* Time in each state adds up to the time observed. */
-        assert_int_equal(link_power_time(&lp, LINK_POWER_IDLE, 80 * SEC) + link_power_time(&lp, LINK_POWER_BUSY, 80 * SEC),
-                         80 * SEC);
+        assert_int_equal(lp.wakeups, 24);
+        assert_int_equal(lp.strays, 24);
 }
 
-static void test_flapping(void **state) {
+static void test_reaction(void **state) {
         LinkPower lp;
-        uint64_t packets = 0;
-        unsigned ours;
+        Trace t = {};
+        Outcome o;
 
-        /* 1 s on / 1 s off for a minute: one transition (off), where the vendor rule makes about 60. */
+        add(&t, 10 * SEC + 123 * MS, 20 * SEC, 2000);
         link_power_init(&lp, &params, 0);
-        ours = run(&lp, 0, 60 * SEC, on_off_1s, &packets, NULL);
-        assert_true(ours <= 2);
-        assert_true(vendor_transitions(60, on_off_1s) >= 55);
+        o = simulate(&lp, &t, 0, 30 * SEC);
+        /* Off one window after the first packet; on again a quiet time (plus a period) after the last. */
+        assert_int_equal(o.first_off, 10 * SEC + 123 * MS + LINK_POWER_WINDOW_USEC);
+        assert_int_equal(o.changes, 2);
+        assert_int_equal(lp.state, LINK_POWER_IDLE);
+        assert_true(lp.since_usec >= 20 * SEC + LINK_POWER_BREAK_EVEN_USEC);
+        assert_true(lp.since_usec <= 20 * SEC + LINK_POWER_BREAK_EVEN_USEC + 2 * link_power_period(&lp));
+        assert_int_equal(link_power_time(&lp, LINK_POWER_IDLE, 30 * SEC) + link_power_time(&lp, LINK_POWER_BUSY, 30 * SEC),
+                         30 * SEC);
+}
+
+static void test_on_off_1s(void **state) {
+        LinkPower lp;
+        Trace t = {};
+        Outcome ours, theirs;
+
+        for (uint64_t s = 0; s < 60; s += 2)
+                add(&t, s * SEC, (s + 1) * SEC, 2000);
+        link_power_init(&lp, &params, 0);
+        ours = simulate(&lp, &t, 0, 60 * SEC);
+        theirs = vendor(&t, 60 * SEC);
+        /* One misprediction, then the gaps it sees with L1 off: at most 4 changes, where the vendor rule makes about 60. */
+        assert_true(ours.changes <= 4);
+        assert_int_equal(lp.mispredictions, 1);
+        assert_true(lp.quiet_usec >= SEC);
+        assert_true(theirs.changes >= 55);
+}
+
+/* Web-like: a page of 0.2-2 s every 3-20 s (a fixed sequence, the same for both rules). */
+static void web(Trace *t, uint64_t seconds) {
+        uint32_t x = 17;
+        uint64_t at = 0;
+        for (;;) {
+                uint64_t len, gap;
+                x = x * 1103515245u + 12345u;
+                len = 200 * MS + (x >> 8) % (1800 * MS);
+                x = x * 1103515245u + 12345u;
+                gap = 3 * SEC + (x >> 8) % (17 * SEC);
+                at += gap;
+                if (at + len >= seconds * SEC || t->n == ELEMENTSOF(t->seg))
+                        return;
+                add(t, at, at + len, 2000);
+        }
+}
+
+static void test_web(void **state) {
+        LinkPower lp;
+        Trace t = {};
+        Outcome ours, theirs;
+        double share_ours, share_theirs;
+
+        web(&t, 600);
+        link_power_init(&lp, &params, 0);
+        ours = simulate(&lp, &t, 0, 600 * SEC);
+        theirs = vendor(&t, 600 * SEC);
+        share_ours = (double) ours.l1_on_usec / (600.0 * SEC);
+        share_theirs = (double) theirs.l1_on_usec / (600.0 * SEC);
+        print_message("web: L1 on %.1f%% (vendor %.1f%%), packets with L1 on %" PRIu64 " (vendor %" PRIu64
+                      "), changes %u (vendor %u), quiet time %.2f s\n",
+                      100 * share_ours, 100 * share_theirs, ours.packets_l1_on, theirs.packets_l1_on, ours.changes,
+                      theirs.changes, (double) lp.quiet_usec / 1e6);
+        assert_true(share_ours >= share_theirs - 0.05);
+        assert_true(2 * ours.packets_l1_on <= theirs.packets_l1_on);
+        assert_true(ours.changes <= theirs.changes);
+}
+
+static void test_adaptive_quiet(void **state) {
+        LinkPower lp;
+        Trace t = {};
+
+        /* Bursts 1.4 s apart: a gap of 1.2 s costs less with L1 off through it than with an
+         * entry and a wake; it learns that from one L1 stretch cut short (a misprediction) and
+         * from the gaps it then sees with L1 off. */
+        for (uint64_t i = 0; i < 40; i++)
+                add(&t, i * 1400 * MS, i * 1400 * MS + 200 * MS, 2000);
+        link_power_init(&lp, &params, 0);
+        assert_int_equal(lp.quiet_usec, LINK_POWER_BREAK_EVEN_USEC);
+        (void) simulate(&lp, &t, 0, 56 * SEC);
+        assert_true(lp.mispredictions >= 1 && lp.mispredictions <= 2);
+        assert_int_equal(lp.quiet_usec, 2 * SEC);
+        assert_true(lp.transitions <= 3);
+        /* Then gaps of 29 s: in a few of them L1 pays again, and the quiet time is the break-even time. */
+        t.n = 0;
+        for (uint64_t i = 0; i < 8; i++)
+                add(&t, 60 * SEC + i * 30 * SEC, 60 * SEC + i * 30 * SEC + SEC, 2000);
+        (void) simulate(&lp, &t, 56 * SEC, 61 * SEC);
+        assert_int_equal(lp.quiet_usec, 2 * SEC); /* one long gap among fifteen short ones: not yet */
+        (void) simulate(&lp, &t, 61 * SEC, 300 * SEC);
+        assert_int_equal(lp.quiet_usec, LINK_POWER_BREAK_EVEN_USEC);
+
+        /* Configured, it stays what it is told. */
+        link_power_init(&lp, &(LinkPowerParams) { LINK_POWER_BUSY_PPS, 3 * SEC }, 0);
+        t.n = 0;
+        for (uint64_t i = 0; i < 20; i++)
+                add(&t, i * 4 * SEC, i * 4 * SEC + 200 * MS, 2000);
+        (void) simulate(&lp, &t, 0, 80 * SEC);
+        assert_int_equal(lp.quiet_usec, 3 * SEC);
+        assert_true(lp.mispredictions >= 5);
+}
+
+static void test_flap_budget(void **state) {
+        LinkPower lp;
+        Trace t = {};
+        Outcome o;
+
+        /* A short burst every 2.1 s: each L1 stretch is long enough to be no misprediction, so
+         * only the budget stops sixty changes a minute. */
+        for (uint64_t i = 0; i < 60; i++)
+                add(&t, i * 2100 * MS, i * 2100 * MS + 100 * MS, 2000);
+        link_power_init(&lp, &params, 0);
+        o = simulate(&lp, &t, 0, 120 * SEC);
+        assert_true(o.changes <= 2 * 2 * LINK_POWER_ENTRIES_PER_MIN + 1);
+        assert_true(o.changes >= 2 * LINK_POWER_ENTRIES_PER_MIN);
 }
 
 static void test_counter_reset(void **state) {
         LinkPower lp;
 
         link_power_init(&lp, &params, 0);
+        /* Idle, a sample decides nothing (nothing samples an idle link). */
         assert_false(link_power_sample(&lp, 1 * SEC, 1000000));
-        /* The driver was reloaded: its counters start again; no spurious "busy". */
-        assert_false(link_power_sample(&lp, 2 * SEC, 10));
-        assert_int_equal(lp.state, LINK_POWER_IDLE);
-        assert_false(link_power_sample(&lp, 3 * SEC, 12));
-        assert_true(link_power_sample(&lp, 4 * SEC, 100000));
+        assert_true(link_power_woken(&lp, 2 * SEC, 2 * SEC + LINK_POWER_WINDOW_USEC, 100));
+        assert_int_equal(lp.state, LINK_POWER_BUSY);
+        /* The first sample is a baseline; the driver reloaded (the counter went back): a baseline again. */
+        assert_false(link_power_sample(&lp, 3 * SEC, 1000000));
+        assert_false(link_power_sample(&lp, 4 * SEC, 10));
+        assert_false(link_power_sample(&lp, 5 * SEC, 1000));
+        assert_int_equal(lp.state, LINK_POWER_BUSY);
+        /* Quiet since 5 s for the quiet time: idle. */
+        assert_false(link_power_sample(&lp, 5 * SEC + 250 * MS, 1001));
+        assert_true(link_power_sample(&lp, 5 * SEC + 500 * MS, 1002));
+        /* A link loss is no prediction: traffic right after it teaches nothing. */
+        assert_true(link_power_woken(&lp, 6 * SEC, 6 * SEC + LINK_POWER_WINDOW_USEC, 100));
+        assert_int_equal(lp.mispredictions, 1);
+        assert_true(link_power_idle(&lp, 7 * SEC));
+        assert_true(link_power_woken(&lp, 7 * SEC + MS, 7 * SEC + LINK_POWER_WINDOW_USEC, 100));
+        assert_int_equal(lp.mispredictions, 1);
         assert_string_equal(link_power_state_to_string(lp.state), "busy");
 }
 
@@ -135,8 +317,12 @@ static void test_record_writer(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_reaction_and_hysteresis),
-                cmocka_unit_test(test_flapping),
+                cmocka_unit_test(test_stray_packets),
+                cmocka_unit_test(test_reaction),
+                cmocka_unit_test(test_on_off_1s),
+                cmocka_unit_test(test_web),
+                cmocka_unit_test(test_adaptive_quiet),
+                cmocka_unit_test(test_flap_budget),
                 cmocka_unit_test(test_counter_reset),
                 cmocka_unit_test(test_record_writer),
         };
