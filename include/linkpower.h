@@ -22,9 +22,12 @@
  *   15 and 30 s, the one that would have cost least, where a gap under the quiet time costs
  *   its length with L1 off, and a longer one the quiet time plus an entry and a wake,
  *   LINK_POWER_SWITCH_USEC in the same units (seconds of idle power with L1 off). It starts
- *   at the break-even time, LINK_POWER_BREAK_EVEN_USEC; the model and its figures are in
- *   DESIGN.md (link power). Traffic back within LINK_POWER_MISS_USEC of L1 going on is
- *   counted as a misprediction. A configured quiet time is fixed.
+ *   at the break-even time, LINK_POWER_BREAK_EVEN_USEC: (1 - rho) r W + 2 c_sw over dP with
+ *   dP 2.2 W (a report's 1.9 -> 4.1 W idle), rho 0.38 (255 of 670 Mb/s with L1.2), r 0.1 s
+ *   (the wake and its window), W 10 W, c_sw 0.25 J. A switch pair counts twice that: writing
+ *   link/l*_aspm under traffic is an open question upstream. Traffic back within
+ *   LINK_POWER_MISS_USEC of L1 going on is counted as a misprediction. A configured quiet
+ *   time is fixed.
  * - At most LINK_POWER_ENTRIES_PER_MIN entries into L1 in any minute: when they are spent,
  *   L1 stays off (the safe side) until the oldest is a minute old.
  *
@@ -45,6 +48,7 @@ typedef struct LinkPowerParams {
 
 #define LINK_POWER_BUSY_PPS 100
 #define LINK_POWER_WINDOW_USEC (50 * 1000)
+#define LINK_POWER_CALM_USEC (2 * 1000 * 1000)
 #define LINK_POWER_BREAK_EVEN_USEC (500 * 1000)
 #define LINK_POWER_MISS_USEC (1000 * 1000)
 #define LINK_POWER_SWITCH_USEC (1000 * 1000)
@@ -68,6 +72,8 @@ typedef struct LinkPower {
         uint64_t time_usec[_LINK_POWER_STATE_MAX]; /* before since_usec */
         uint64_t entries[LINK_POWER_ENTRIES_PER_MIN]; /* the last entries into L1, a ring */
         unsigned n_entries;
+        uint64_t window_end_usec; /* the last wake window's end */
+        unsigned stray_run;       /* stray windows in a row */
         unsigned transitions, wakeups, strays, mispredictions;
 } LinkPower;
 
@@ -76,6 +82,14 @@ void link_power_init(LinkPower *lp, const LinkPowerParams *p, uint64_t now_usec)
 void link_power_set_params(LinkPower *lp, const LinkPowerParams *p);
 /* Busy: the time between samples of the counters (a quarter of the quiet time, 125 ms to 1 s). */
 uint64_t link_power_period(const LinkPower *lp);
+/*
+ * Idle: a frame woke the daemon at start_usec: how long to count before deciding. 50 ms,
+ * twice after one stray window (a burst whose first frames trickle), then doubled for each
+ * further stray window in a row up to 800 ms (light steady traffic, a VoIP call's
+ * 50 frames a second, costs about one wakeup a second, not fourteen), 50 ms again once the
+ * link has been calm for LINK_POWER_CALM_USEC.
+ */
+uint64_t link_power_window(LinkPower *lp, uint64_t start_usec);
 /* Idle: a wake counted `packets` (rx + tx) from start_usec to now; whether L1 goes off. */
 bool link_power_woken(LinkPower *lp, uint64_t start_usec, uint64_t now_usec, uint64_t packets);
 /* Busy: one sample of the link's packet counter (rx + tx); whether L1 goes back on. */
@@ -94,13 +108,18 @@ typedef struct LinkPowerRecord {
         char reason[128];       /* why it stopped, "" otherwise */
         unsigned transitions;
         uint64_t idle_usec, busy_usec;
-        uint64_t quiet_usec;    /* the quiet time in force */
+        uint64_t quiet_usec;    /* the quiet time in force; 0: not known (a record of an older daemon) */
         unsigned wakeups, strays, mispredictions;
+        uint64_t saved_usec;    /* CLOCK_MONOTONIC when it was saved; 0: not known */
 } LinkPowerRecord;
 
 void link_power_record_from(LinkPowerRecord *rec, const LinkPower *lp, uint64_t now_usec, const char *stopped);
 /* Written whole (a temporary file renamed over it), so that a reader never sees half of it. */
 int link_power_record_save(const char *state_dir, const char *slot, const LinkPowerRecord *rec);
-/* -ENOENT when the daemon keeps none for the NIC; -EBADMSG for a file it did not write. */
+/*
+ * The times up to now (the time since the save counts for the state saved: the daemon saves
+ * on changes only); keys it does not know are skipped. -ENOENT when the daemon keeps none
+ * for the NIC; -EBADMSG for a file without a state.
+ */
 int link_power_record_load(const char *state_dir, const char *slot, LinkPowerRecord *ret);
 int link_power_record_remove(const char *state_dir, const char *slot);

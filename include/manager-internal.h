@@ -73,7 +73,7 @@ typedef struct Manager {
         bool records_unsure;    /* the start-up sweep left link power records behind */
 } Manager;
 
-/* What a link operation asked for (LinkWork), done; was_active: its link power sampled before it. */
+/* What a link operation asked for (LinkWork), done; then its link power's socket or sampling timer as it now wants. */
 void manager_do(Manager *m, Link *l, LinkWork w);
 /* A link's wake socket and window, closed. */
 void manager_link_power_drop(Link *l);

@@ -5,8 +5,10 @@
 
 /*
  * The first packet on a quiet link, from the kernel: a packet socket bound to the interface,
- * both directions, with a classic BPF filter that passes unicast frames only (multicast and
- * broadcast chatter, mDNS, ARP requests, never wake the daemon) and a byte of each. Armed
+ * both directions, with a classic BPF filter that passes unicast frames to or from this host
+ * only (multicast and broadcast chatter, mDNS, ARP requests, and frames a promiscuous port
+ * sees for others never wake the daemon) and a byte of each. The kernel counts a GRO or TSO
+ * batch as one frame here, and a link busy with multicast alone (IPTV) is not seen. Armed
  * only while a link is quiet: while it is open every frame of the interface goes through the
  * filter, and every outgoing one is cloned for it (dev_queue_xmit_nit), so it is closed the
  * moment the link is busy. Its counts come from the socket (PACKET_STATISTICS), never from

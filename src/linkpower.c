@@ -79,15 +79,27 @@ static void gap_seen(LinkPower *lp, uint64_t gap_usec) {
         choose_quiet(lp);
 }
 
+uint64_t link_power_window(LinkPower *lp, uint64_t start_usec) {
+        /* Calm again since the last stray window: the next one is short again. */
+        if (start_usec >= lp->window_end_usec + LINK_POWER_CALM_USEC)
+                lp->stray_run = 0;
+        /* One stray in a row keeps 50 ms (a burst whose first frames trickle gets a second look
+         * at once); from the second on, each window doubles. */
+        return LINK_POWER_WINDOW_USEC << (lp->stray_run < 2 ? 0 : lp->stray_run - 1 < 4 ? lp->stray_run - 1 : 4);
+}
+
 bool link_power_woken(LinkPower *lp, uint64_t start_usec, uint64_t now_usec, uint64_t packets) {
         if (lp->state != LINK_POWER_IDLE)
                 return false;
         lp->wakeups++;
+        lp->window_end_usec = now_usec;
         /* A window too short to judge (a clock that did not move) is judged as one window long. */
         if (!busy_rate(lp, packets, now_usec > start_usec ? now_usec - start_usec : LINK_POWER_WINDOW_USEC)) {
                 lp->strays++;
+                lp->stray_run++;
                 return false;
         }
+        lp->stray_run = 0;
         /* Only an L1 stretch the rule chose teaches it (not the first one, nor one after a link loss). */
         if (lp->predicted) {
                 if (start_usec < lp->since_usec + LINK_POWER_MISS_USEC)
@@ -167,6 +179,7 @@ void link_power_record_from(LinkPowerRecord *rec, const LinkPower *lp, uint64_t 
                 .wakeups = lp->wakeups,
                 .strays = lp->strays,
                 .mispredictions = lp->mispredictions,
+                .saved_usec = now_usec,
         };
         (void) strscpy(rec->state, sizeof(rec->state), stopped ? "stopped" : link_power_state_to_string(lp->state));
         (void) strscpy(rec->reason, sizeof(rec->reason), stopped ?: "");
@@ -181,9 +194,9 @@ static void record_write(FILE *f, const void *userdata) {
         const LinkPowerRecord *rec = userdata;
 
         fprintf(f, "state %s\ntransitions %u\nidle_usec %" PRIu64 "\nbusy_usec %" PRIu64 "\nquiet_usec %" PRIu64
-                "\nwakeups %u\nstrays %u\nmispredictions %u\n",
+                "\nwakeups %u\nstrays %u\nmispredictions %u\nsaved_usec %" PRIu64 "\n",
                 rec->state, rec->transitions, rec->idle_usec, rec->busy_usec, rec->quiet_usec, rec->wakeups, rec->strays,
-                rec->mispredictions);
+                rec->mispredictions, rec->saved_usec);
         if (rec->reason[0])
                 fprintf(f, "reason %s\n", rec->reason);
 }
@@ -221,11 +234,20 @@ int link_power_record_load(const char *state_dir, const char *slot, LinkPowerRec
                          sscanf(line, "busy_usec %" SCNu64, &rec.busy_usec) != 1 &&
                          sscanf(line, "quiet_usec %" SCNu64, &rec.quiet_usec) != 1 &&
                          sscanf(line, "wakeups %u", &rec.wakeups) != 1 && sscanf(line, "strays %u", &rec.strays) != 1 &&
-                         sscanf(line, "mispredictions %u", &rec.mispredictions) != 1)
-                        return -EBADMSG;
+                         sscanf(line, "mispredictions %u", &rec.mispredictions) != 1 &&
+                         sscanf(line, "saved_usec %" SCNu64, &rec.saved_usec) != 1)
+                        continue; /* a key of a later version: what this one knows still reads */
         }
         if (!state)
                 return -EBADMSG;
+        /* The daemon saves on changes only (a quiet link is never woken): the time since counts for the state it left. */
+        if (rec.saved_usec > 0 && !streq(rec.state, "stopped")) {
+                uint64_t now = now_monotonic_usec();
+                if (now > rec.saved_usec)
+                        *(streq(rec.state, "idle") ? &rec.idle_usec : &rec.busy_usec) += now - rec.saved_usec;
+        }
+        if (rec.strays > rec.wakeups)
+                rec.strays = rec.wakeups;
         *ret = rec;
         return 0;
 }

@@ -93,8 +93,12 @@ static int manager_rescan(Manager *m) {
         for (size_t i = 0; i < m->links.n; i++)
                 manager_link_power_drop(&m->links.links[i]);
         r = link_set_rescan(&m->links, m->c.root, &claims, m->opts->kernel_log, m->running || m->records_unsure);
-        if (r < 0)
+        if (r < 0) {
+                /* The links stay as they were: so do their wake sockets. */
+                for (size_t i = 0; i < m->links.n; i++)
+                        manager_link_power_sync(m, &m->links.links[i]);
                 return r;
+        }
         if (before)
                 manager_bus_nics_changed(m, (const char (*)[PCI_SLOT_LEN]) before, n_before);
         m->n_queue = 0;
@@ -105,6 +109,7 @@ static int manager_rescan(Manager *m) {
                         manager_enqueue(m, &m->links.links[i]);
                 manager_count(m, &m->links.links[i], +1);
         }
+        manager_link_power_arm(m);
         return 0;
 }
 
@@ -159,7 +164,9 @@ static void manager_link_power_sync(Manager *m, Link *l) {
         if (r < 0) {
                 log_nic(LOG_WARNING, R8T_MESSAGE_NIC_TUNED, &l->nic, r, "cannot open a packet socket on %s to wake on its traffic: %m",
                         nic_ifname(&l->nic) ?: "its interface");
-                link_power_stop(l, &m->env, "no packet socket to wake it on traffic (it needs CAP_NET_RAW)");
+                link_power_stop(l, &m->env, "no packet socket to wake it on traffic (it needs CAP_NET_RAW and AF_PACKET)");
+                /* L1 goes back to what the plan without link power says. */
+                manager_mark_dirty(m, l);
                 return;
         }
         (void) sd_event_source_set_io_fd_own(l->power.wake, true);
@@ -176,14 +183,16 @@ static void manager_link_power_arm(Manager *m) {
                         uint64_t p = link_power_period(&m->links.links[i].power.lp);
                         period = period && period < p ? period : p;
                 }
-        m->link_power_period = period;
         if (period == 0) {
+                m->link_power_period = 0;
                 if (m->link_power_timer)
                         (void) sd_event_source_set_enabled(m->link_power_timer, SD_EVENT_OFF);
                 return;
         }
-        if (m->link_power_timer && sd_event_source_get_enabled(m->link_power_timer, NULL) > 0)
+        /* Running at the period asked, or a shorter one: left as it is. */
+        if (m->link_power_timer && sd_event_source_get_enabled(m->link_power_timer, NULL) > 0 && m->link_power_period <= period)
                 return;
+        m->link_power_period = period;
         if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
                 return;
         /* A fifth of the period as accuracy lets the kernel batch this wakeup with others. */
@@ -199,19 +208,13 @@ static void manager_link_power_arm(Manager *m) {
 
 static int on_link_power(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
-        uint64_t now = now_monotonic_usec(), period = m->link_power_period;
+        uint64_t now = now_monotonic_usec();
 
         for (size_t i = 0; i < m->links.n; i++)
                 if (link_power_want(&m->links.links[i]) == LINK_POWER_WANT_SAMPLE)
                         manager_do(m, &m->links.links[i], link_sample_power(&m->links.links[i], &m->env, now));
-        /* From the planned time, not from now: the period does not drift by the slack; after a
-         * stall, one period from now (back-to-back samples would take one packet for load). */
-        if (m->link_power_period && sd_event_source_get_enabled(s, NULL) == 0) {
-                period = m->link_power_period;
-                (void) sd_event_source_set_time(s, usec + period > now + period / 2 ? usec + period : now + period);
-                (void) sd_event_source_set_time_accuracy(s, period / 5);
-                (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-        }
+        /* One period from now (samples measure rates over the time between them), or off if none is busy any more. */
+        manager_link_power_arm(m);
         return 0;
 }
 
@@ -222,25 +225,36 @@ static Link *link_of_source(Manager *m, sd_event_source *s) {
         return NULL;
 }
 
+/* The window after a wake is over: what the socket counted decides. */
+static void window_done(Manager *m, Link *l) {
+        uint64_t packets = 0;
+        int r = packet_wake_take(sd_event_source_get_io_fd(l->power.wake), &packets);
+
+        if (r < 0)
+                log_nic(LOG_DEBUG, R8T_MESSAGE_NIC_TUNED, &l->nic, r, "cannot read the wake socket's count: %m");
+        manager_do(m, l, link_power_window_done(l, &m->env, now_monotonic_usec(), packets));
+}
+
 /* A frame on an idle link: count what follows for a window before anything is decided. */
 static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Manager *m = userdata;
         Link *l = link_of_source(m, s);
-        uint64_t now = now_monotonic_usec();
+        uint64_t now = now_monotonic_usec(), window;
 
         (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
         if (!l)
                 return 0;
         l->power.window_start = now;
+        window = link_power_window(&l->power.lp, now);
         if (!l->power.window) {
-                if (sd_event_add_time(m->event, &l->power.window, CLOCK_MONOTONIC, now + LINK_POWER_WINDOW_USEC, 1000,
-                                      on_window, m) < 0) {
-                        (void) sd_event_source_set_enabled(s, SD_EVENT_ON);
+                if (sd_event_add_time(m->event, &l->power.window, CLOCK_MONOTONIC, now + window, 1000, on_window, m) < 0) {
+                        /* No window: decided on what is there (the socket emptied, so no loop on a readable one). */
+                        window_done(m, l);
                         return 0;
                 }
                 (void) sd_event_source_set_description(l->power.window, "link-power-window");
         } else {
-                (void) sd_event_source_set_time(l->power.window, now + LINK_POWER_WINDOW_USEC);
+                (void) sd_event_source_set_time(l->power.window, now + window);
                 (void) sd_event_source_set_enabled(l->power.window, SD_EVENT_ONESHOT);
         }
         return 0;
@@ -249,15 +263,9 @@ static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 static int on_window(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
         Link *l = link_of_source(m, s);
-        uint64_t packets = 0;
-        int r;
 
-        if (!l || !l->power.wake)
-                return 0;
-        r = packet_wake_take(sd_event_source_get_io_fd(l->power.wake), &packets);
-        if (r < 0)
-                log_nic(LOG_DEBUG, R8T_MESSAGE_NIC_TUNED, &l->nic, r, "cannot read the wake socket's count: %m");
-        manager_do(m, l, link_power_window_done(l, &m->env, now_monotonic_usec(), packets));
+        if (l && l->power.wake)
+                window_done(m, l);
         return 0;
 }
 

@@ -142,7 +142,7 @@ static void lp_wakeups(FILE *f, const Metric *m, const NicMetrics *nm) {
 }
 
 static void lp_quiet(FILE *f, const Metric *m, const NicMetrics *nm) {
-        if (nm->link_power_known)
+        if (nm->link_power_known && nm->link_power.quiet_usec)
                 sample(f, m, nm->nic, NULL, NULL, "%.3f", (double) nm->link_power.quiet_usec / 1e6);
 }
 

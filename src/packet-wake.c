@@ -11,8 +11,14 @@
 #include "util.h"
 
 int packet_wake_open(int ifindex) {
-        /* The destination's group bit: multicast and broadcast frames are dropped, a unicast one passes a byte. */
+        /*
+         * Frames for another host (a port in promiscuous mode, a bridge member) are dropped; so
+         * are multicast and broadcast ones, by the destination's group bit; a unicast frame to
+         * or from this host passes one byte.
+         */
         static const struct sock_filter unicast[] = {
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t) (SKF_AD_OFF + SKF_AD_PKTTYPE)),
+                BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PACKET_OTHERHOST, 3, 0),
                 BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0),
                 BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 1, 1, 0),
                 BPF_STMT(BPF_RET | BPF_K, 1),

@@ -102,10 +102,12 @@ void report_link_power_text(FILE *f, const LinkPowerRecord *rec) {
                 fprintf(f, "  link power: dynamic, off for this link: %s\n", rec->reason);
                 return;
         }
-        fprintf(f, "  link power: dynamic, %s (L1 %s); L1 on %.0f s, off %.0f s, %u transitions; quiet time %.1f s; "
-                "%u wakeups (%u stray), %u mispredicted\n", rec->state, streq(rec->state, "busy") ? "off" : "on",
-                (double) rec->idle_usec / 1e6, (double) rec->busy_usec / 1e6, rec->transitions, (double) rec->quiet_usec / 1e6,
-                rec->wakeups, rec->strays, rec->mispredictions);
+        fprintf(f, "  link power: dynamic, %s (L1 %s); L1 on %.0f s, off %.0f s, %u transitions", rec->state,
+                streq(rec->state, "busy") ? "off" : "on", (double) rec->idle_usec / 1e6, (double) rec->busy_usec / 1e6,
+                rec->transitions);
+        if (rec->quiet_usec)
+                fprintf(f, "; quiet time %.1f s", (double) rec->quiet_usec / 1e6);
+        fprintf(f, "; %u wakeups (%u stray), %u mispredicted\n", rec->wakeups, rec->strays, rec->mispredictions);
 }
 
 static void plan_items_json(JsonWriter *w, const char *key, const PlanItem *items, size_t n, const char *because, const Nic *nic);
@@ -355,7 +357,10 @@ void report_link_power_json(JsonWriter *w, const LinkPowerRecord *rec) {
         json_key(w, "l1_off_seconds");
         json_fixed(w, (double) rec->busy_usec / 1e6, 3);
         json_key(w, "quiet_seconds");
-        json_fixed(w, (double) rec->quiet_usec / 1e6, 3);
+        if (rec->quiet_usec)
+                json_fixed(w, (double) rec->quiet_usec / 1e6, 3);
+        else
+                json_null(w);
         json_kv_u64(w, "wakeups", rec->wakeups);
         json_kv_u64(w, "stray_wakeups", rec->strays);
         json_kv_u64(w, "mispredictions", rec->mispredictions);

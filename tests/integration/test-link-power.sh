@@ -81,6 +81,8 @@ eq "stray frames: L1 stays on" 1 "$(link l1_aspm)"
 eq "stray frames: no transition" 0 "$(lp_json transitions)"
 s=$(lp_json stray_wakeups)
 ((s >= 3 && s <= 5)) && ok || fail "stray frames: $s stray wakeups for 4 frames (and their ARP)"
+# Stray windows in a row grow (to 800 ms); 2 s of calm make the next one short again.
+sleep 2.5
 
 # Traffic: L1 off a window (50 ms) after the first packet, plus the apply.
 start=$(date +%s%N)
@@ -185,4 +187,16 @@ eq "tx timeout: not taken for a hand-written value" 1 "$(said 'was set to 0 outs
 daemon_stop
 eq "stop: exit 0" 0 "$DRC"
 eq "stop: no record left" "" "$(ls "$TMP/state" | grep linkpower || true)"
+
+# Without CAP_NET_RAW (a unit that lacks it): no wake socket, said once with why, link power
+# off for the link (stopped in status), and L1 applied as the plan without it says.
+echo 0 >"$fx/sys/class/net/enp1s0/queues/tx-0/tx_timeout"
+rm -rf "${TMP:?}/state"/* # this boot's tx-timeout guard with the rest: a NIC without one
+R8T_WRAPPER="setpriv --bounding-set -net_raw --" daemon_start "$fx" "$TMP/lp.conf"
+wait_for 5 said_at_least 1 'cannot open a packet socket on enp1s0' && ok || fail "no CAP_NET_RAW: said"
+wait_for 5 said_at_least 1 'dynamic link power is off for this link: no packet socket' && ok || fail "no CAP_NET_RAW: stopped"
+eq "no CAP_NET_RAW: said once" 1 "$(said 'cannot open a packet socket')"
+eq "no CAP_NET_RAW: status says stopped" stopped "$(status_json | jq -r '.nics[0].link_power.state')"
+daemon_stop
+eq "no CAP_NET_RAW: exit 0" 0 "$DRC"
 finish

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -78,7 +79,7 @@ static Outcome simulate(LinkPower *lp, const Trace *t, uint64_t from, uint64_t t
                                 o.l1_on_usec += to - now;
                                 break;
                         }
-                        end = p + LINK_POWER_WINDOW_USEC;
+                        end = p + link_power_window(lp, p);
                         o.l1_on_usec += end - now;
                         o.packets_l1_on += cum(t, end) - cum(t, now);
                         if (link_power_woken(lp, p, end, cum(t, end) - cum(t, p))) {
@@ -127,6 +128,25 @@ static void test_stray_packets(void **state) {
         assert_int_equal(lp.state, LINK_POWER_IDLE);
         assert_int_equal(lp.wakeups, 24);
         assert_int_equal(lp.strays, 24);
+}
+
+static void test_light_traffic(void **state) {
+        LinkPower lp;
+        Trace t = {};
+        Outcome o;
+
+        /* One direction of a VoIP call, 50 frames a second for a minute: under the busy rate.
+         * Each stray window doubles the next (to 800 ms): about one wakeup a second, not 14. */
+        add(&t, 0, 60 * SEC, 50);
+        /* Then calm, and a burst: the window is 50 ms again. */
+        add(&t, 63 * SEC, 70 * SEC, 2000);
+        link_power_init(&lp, &params, 0);
+        o = simulate(&lp, &t, 0, 62 * SEC);
+        assert_int_equal(o.changes, 0);
+        assert_true(lp.wakeups <= 80);
+        assert_true(lp.wakeups >= 60);
+        o = simulate(&lp, &t, 62 * SEC, 64 * SEC);
+        assert_int_equal(o.first_off, 63 * SEC + LINK_POWER_WINDOW_USEC);
 }
 
 static void test_reaction(void **state) {
@@ -315,9 +335,45 @@ static void test_record_writer(void **state) {
         assert_int_equal(rmdir(dir), 0);
 }
 
+/* Records of other versions: an older one (no quiet time), a later one (a key unknown here), a
+ * quiet link's (saved at its last change: the time since counts), a file without a state. */
+static void test_record_versions(void **state) {
+        char dir[] = "/tmp/r8t-lpv.XXXXXX", path[96];
+        LinkPowerRecord rec = {};
+        FILE *f;
+
+        assert_non_null(mkdtemp(dir));
+        snprintf(path, sizeof(path), "%s/0000:02:00.0.linkpower", dir);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fputs("state busy\ntransitions 3\nidle_usec 5\nbusy_usec 7\n", f);
+        fclose(f);
+        assert_int_equal(link_power_record_load(dir, "0000:02:00.0", &rec), 0);
+        assert_int_equal(rec.transitions, 3);
+        assert_int_equal(rec.busy_usec, 7);
+        assert_int_equal(rec.quiet_usec, 0);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "state idle\ntransitions 4\nidle_usec 1000000\nbusy_usec 7\nfuture_key 12\nsaved_usec %" PRIu64 "\n",
+                (uint64_t) (now_monotonic_usec() - 10 * SEC));
+        fclose(f);
+        assert_int_equal(link_power_record_load(dir, "0000:02:00.0", &rec), 0);
+        assert_int_equal(rec.transitions, 4);
+        assert_true(rec.idle_usec >= 11 * SEC && rec.idle_usec < 12 * SEC);
+        assert_int_equal(rec.busy_usec, 7);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fputs("transitions 4\n", f);
+        fclose(f);
+        assert_int_equal(link_power_record_load(dir, "0000:02:00.0", &rec), -EBADMSG);
+        unlink(path);
+        assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_stray_packets),
+                cmocka_unit_test(test_light_traffic),
                 cmocka_unit_test(test_reaction),
                 cmocka_unit_test(test_on_off_1s),
                 cmocka_unit_test(test_web),
@@ -325,6 +381,7 @@ int main(void) {
                 cmocka_unit_test(test_flap_budget),
                 cmocka_unit_test(test_counter_reset),
                 cmocka_unit_test(test_record_writer),
+                cmocka_unit_test(test_record_versions),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
