@@ -70,36 +70,24 @@ start_daemon() {
 }
 
 # The C sender: N datagrams as fast as it can, CPU per packet (user + system) with no packet
-# socket, or with one bound to the interface and filtered as the daemon's wake socket is.
+# socket, or with the daemon's own wake socket (src/packet-wake.c, linked in) armed.
 cat >"$W/sender.c" <<'EOF'
 #include <arpa/inet.h>
-#include <linux/filter.h>
-#include <linux/if_ether.h>
-#include <linux/if_packet.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include "packet-wake.h"
 int main(int argc, char **argv) {
         long n = atol(argv[1]);
-        int armed = argc > 2;
         struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(9) };
         struct rusage a, b;
         int s = socket(AF_INET, SOCK_DGRAM, 0);
         inet_pton(AF_INET, "192.0.2.2", &to.sin_addr);
-        if (armed) {
-                struct sock_filter f[] = { BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0), BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 1, 1, 0),
-                                           BPF_STMT(BPF_RET | BPF_K, 1), BPF_STMT(BPF_RET | BPF_K, 0) };
-                struct sock_fprog p = { 4, f };
-                struct sockaddr_ll sa = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL), .sll_ifindex = if_nametoindex(argv[2]) };
-                int one = 1, ps = socket(AF_PACKET, SOCK_RAW, 0);
-                if (ps < 0 || setsockopt(ps, SOL_SOCKET, SO_ATTACH_FILTER, &p, sizeof(p)) < 0 ||
-                    setsockopt(ps, SOL_SOCKET, SO_RCVBUF, &one, sizeof(one)) < 0 || bind(ps, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
-                        perror("packet socket");
-                        return 1;
-                }
+        if (argc > 2 && packet_wake_open((int) if_nametoindex(argv[2])) < 0) {
+                perror("packet socket");
+                return 1;
         }
         getrusage(RUSAGE_SELF, &a);
         for (long i = 0; i < n; i++)
@@ -110,7 +98,7 @@ int main(int argc, char **argv) {
         return 0;
 }
 EOF
-cc -O2 -o "$W/sender" "$W/sender.c"
+cc -O2 -I "$SRCDIR/include" -o "$W/sender" "$W/sender.c" "$SRCDIR/src/packet-wake.c"
 
 # The driver: traffic patterns, the 1 ms poll of link/l1_aspm, the vendor rule on the counters.
 cat >"$W/drive.py" <<'EOF'
