@@ -24,7 +24,7 @@
 source "$SRCDIR/tests/lib.sh"
 
 [[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root"; exit 77; }
-for t in systemd-nspawn debootstrap zstd unshare nsenter dpkg-deb cpack; do
+for t in systemd-nspawn debootstrap zstd unshare nsenter dpkg-deb dpkg-buildpackage; do
         command -v "$t" >/dev/null || { echo "SKIP: $t missing"; exit 77; }
 done
 arch=$(dpkg --print-architecture)
@@ -47,27 +47,23 @@ step_done() { # step_done DETAIL: the step's time and what it showed, into the r
 }
 die() { fail "$*"; ! declare -F dump_machine >/dev/null || dump_machine; finish; exit 1; }
 
-########## The debs: a /usr build, packaged twice (the second as a higher version)
+########## The debs: dpkg-buildpackage (tests/build-deb.sh), the changelog's version and a higher one
 step package
-build="$TMP/build"
-cmake -S "$SRCDIR" -B "$build" -DCMAKE_INSTALL_PREFIX=/usr -DR8T_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" -j"$(nproc)" >/dev/null
-version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
-next=$version+systemtest1                          # sorts after $version for dpkg
+suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 mkdir -p "$TMP/debs"
-(cd "$build" && cpack -G DEB >/dev/null && cpack -G DEB -D CPACK_PACKAGE_VERSION="$next" >/dev/null)
-mv "$build"/r8169-tuned_*.deb "$TMP/debs/"
+bash "$SRCDIR/tests/build-deb.sh" "$suite" "$TMP/build-deb" >/dev/null || die "tests/build-deb.sh $suite failed"
+version=$(dpkg-parsechangelog -l "$SRCDIR/conf/debian/changelog" -S Version)
+next=$version+test1                                # sorts after $version for dpkg
 deb1=r8169-tuned_${version}_$arch.deb
 deb2=r8169-tuned_${next}_$arch.deb
-[[ -f $TMP/debs/$deb1 && -f $TMP/debs/$deb2 ]] || die "cpack made $(ls "$TMP/debs")"
+cp "$TMP/build-deb/$deb1" "$TMP/build-deb/$deb2" "$TMP/debs/" || die "build-deb.sh made $(ls "$TMP/build-deb")"
 dpkg --compare-versions "$next" gt "$version" || die "$next does not sort after $version"
 step_done "$deb1, $deb2"
 
 ########## The machine's root: debootstrap once, then from the cache
 # What the machine has: systemd as PID 1 and what the package needs to run, nothing to build.
 packages=systemd,systemd-sysv,dbus,iproute2,ethtool,procps,libpci3,libnl-3-200,libnl-genl-3-200,libsystemd0,libinih1,libjson-c5
-# The release this machine runs (Debian 12 bookworm, 13 trixie): the package was built against its libraries.
-suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+# The release this machine runs (Debian 12 bookworm, 13 trixie): the package was built against its libraries ($suite).
 [[ -n $suite ]] || die "no VERSION_CODENAME in /etc/os-release: which Debian release is this?"
 key="r8169-tuned system test root 1: debootstrap --variant=minbase --include=$packages $suite $arch"
 case $suite in bookworm) release=12 ;; trixie) release=13 ;; *) release=$suite ;; esac

@@ -8,7 +8,7 @@
 # "FAIL: ..." lines; exits 1 if any check failed.
 set -u
 if [[ ${1:-} != --from-run ]]; then
-        mkdir -p /run/r8t-vm && cp "$1"/*.deb "$0" /run/r8t-vm/ || exit 1
+        mkdir -p /run/r8t-vm && cp "$1"/*.deb "$1"/autopkgtest-service "$0" /run/r8t-vm/ || exit 1
         cd / && exec bash /run/r8t-vm/guest.sh --from-run
 fi
 cd /
@@ -189,6 +189,17 @@ r8t-qmp device_del id=hot1 >/dev/null || fail "device_del"
 wait_for 60 "hotplugged NIC removed" test ! -e /sys/bus/pci/devices/$slot2
 wait_for 20 "removal in the journal" journal_has "$slot2.*gone"
 eq "still running" active "$(systemctl is-active r8169-tuned)"
+
+step autopkgtest
+# The package's own test that needs a machine (conf/debian/tests/service, Restrictions:
+# needs-root, isolation-machine), run as autopkgtest would in this guest: start, verify, reload,
+# stop restores what it changed; it leaves the service running.
+if sh /run/r8t-vm/autopkgtest-service >/run/r8t-vm/autopkgtest.log 2>&1; then
+        say "ok: autopkgtest service: $(grep -E '^this run changed' /run/r8t-vm/autopkgtest.log)"
+else
+        sed 's/^/  | /' /run/r8t-vm/autopkgtest.log; fail "autopkgtest service"
+fi
+wait_for 30 "tuned again after it" state_is $slot1 "$want1"
 
 step suspend
 # Through logind, as a desktop suspends: PrepareForSleep(true), the kernel's suspend, then

@@ -8,7 +8,7 @@
 # The guest's log is printed (ctest shows it on failure) and kept in $BUILDDIR/Testing/vm-SUITE.log;
 # its key lines and the step times go to $BUILDDIR/Testing/vm-SUITE.txt, which .ci/run prints.
 # Needs root, qemu-system-x86, debootstrap, zstd; the VM images and the other release's build
-# root are built once and cached (tests/vm/vm-run.sh, tests/vm/build-deb.sh).
+# root are built once and cached (tests/vm/vm-run.sh, tests/build-deb.sh).
 source "$SRCDIR/tests/lib.sh"
 suite=$1
 # bookworm's guest suspends to S3 ("deep", as desktops do), trixie's to idle ("s2idle", as
@@ -25,10 +25,13 @@ done
 t0=$SECONDS
 share=$TMP/share
 mkdir -p "$share"
-built=$(bash "$SRCDIR/tests/vm/build-deb.sh" "$suite" "$share") || { fail "the $suite package: not built"; finish; exit 1; }
+built=$(bash "$SRCDIR/tests/build-deb.sh" "$suite" "$TMP/debs") || { fail "the $suite package: not built"; finish; exit 1; }
 echo "$built"
 t_deb=$((SECONDS - t0))
-cp "$SRCDIR/tests/vm/guest.sh" "$share/"
+# The package (its own version, not the +test1 one), the guest's steps and the package's own
+# autopkgtest that needs a machine (conf/debian/tests/service: isolation-machine).
+cp "${built%% *}" "$SRCDIR/tests/vm/guest.sh" "$share/"
+cp "$SRCDIR/conf/debian/tests/service" "$share/autopkgtest-service"
 
 log=$TMP/guest.log
 t1=$SECONDS
