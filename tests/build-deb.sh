@@ -17,24 +17,36 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 host=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 cache=${R8T_SYSTEM_CACHE:-/var/cache/r8169-tuned-tests}
 arch=$(dpkg --print-architecture)
+version=$(dpkg-parsechangelog -l "$src/conf/debian/changelog" -S Version)
+deb=$out/r8169-tuned_${version}_$arch.deb   # the changelog's version (+test1 is beside it)
 mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/r8t-deb.XXXXXX")
 trap 'rm -rf --one-file-system "$work"' EXIT
 
-# The source as git would check it out: no build trees, no .git, no debian/ or obj-* left by
-# building in the checkout (README's Quick start).
-source_tar() { tar -C "$src" --exclude='./build*' --exclude=./.git --exclude=./debian --exclude='./obj-*' -cf - .; }
+# The source as git would check it out: its tracked files and new ones it does not ignore (so
+# no build trees, no debian/ or obj-* left by building in the checkout, README's Quick start),
+# or, where there is no git (a fresh machine), every file but those.
+source_files() {
+        if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+                git -C "$src" ls-files -z -co --exclude-standard |
+                        while IFS= read -r -d '' f; do [[ -e $src/$f ]] && printf '%s\0' "$f"; done
+        else
+                (cd "$src" && find . \( -path './build*' -o -path ./.git -o -path ./debian -o -path './obj-*' \) -prune \
+                        -o -type f -print0)
+        fi
+}
+source_tar() { source_files | tar -C "$src" --null -T - -cf -; }
 
 keep=""
 if [[ -n ${BUILDDIR:-} ]]; then
-        key=$(source_tar | tar -tvf - | sha256sum | cut -c1-16)
+        # What the files hold, whatever their times: an edit that keeps a file's size is a new key.
+        key=$(source_files | (cd "$src" && xargs -0 sha256sum) | LC_ALL=C sort -k2 | sha256sum | cut -c1-16)
         keep=$BUILDDIR/debs/$suite-$key
         mkdir -p "$BUILDDIR/debs"
         exec {keepfd}>"$BUILDDIR/debs/.lock-$suite"
         flock "$keepfd"
         if [[ -s $keep/how ]]; then
                 cp "$keep"/r8169-tuned* "$out/"
-                deb=$(ls "$out"/r8169-tuned_*_"$arch".deb | grep -v '+test1_')
                 echo "$deb $(cat "$keep/how"), built earlier in this build tree"
                 exit 0
         fi
@@ -43,13 +55,13 @@ fi
 # Both versions: the changelog's, then VERSION+test1 with the build tree kept (-nc).
 script='set -e
 cd "$1"
-cp -rT conf/debian debian
-dpkg-buildpackage -us -uc >../build.log 2>&1 || { tail -n 40 ../build.log; exit 1; }
+rm -rf debian && cp -r conf/debian debian
+dpkg-buildpackage -us -uc >../build.log 2>&1 || { tail -n 40 ../build.log >&2; exit 1; }
 v=$(dpkg-parsechangelog -S Version)
 { printf "r8169-tuned (%s+test1) unstable; urgency=medium\n\n  * A higher version, for upgrade tests.\n\n -- %s  %s\n\n" \
         "$v" "$(dpkg-parsechangelog -S Maintainer)" "$(date -R)"; cat debian/changelog; } >debian/changelog.new
 mv debian/changelog.new debian/changelog
-dpkg-buildpackage -b -nc -us -uc >../build2.log 2>&1 || { tail -n 40 ../build2.log; exit 1; }'
+dpkg-buildpackage -b -nc -us -uc >../build2.log 2>&1 || { tail -n 40 ../build2.log >&2; exit 1; }'
 
 if [[ $suite == "$host" ]]; then
         mkdir "$work/src"
@@ -59,14 +71,15 @@ if [[ $suite == "$host" ]]; then
         built=$work
 else
         packages=build-essential,debhelper,cmake,pkg-config,libpci-dev,libnl-3-dev,libnl-genl-3-dev,libsystemd-dev,libinih-dev,libjson-c-dev,bash-completion,dpkg-dev
-        [[ $suite == bookworm ]] || packages+=,systemd-dev   # systemd.pc moved there in Debian 13
+        # systemd.pc: in systemd on Debian 12 (not in a minbase root), in systemd-dev from 13.
+        [[ $suite == bookworm ]] && packages+=,systemd || packages+=,systemd-dev
         key="r8169-tuned build root 2: debootstrap --variant=minbase --include=$packages $suite $arch"
         tarball=$cache/$suite-build-$arch.tar.zst
         mkdir -p "$cache"
         exec {lockfd}>"$cache/.lock-build-$suite"
         flock "$lockfd"
         if [[ ! -s $tarball || "$(cat "$tarball.key" 2>/dev/null)" != "$key" ]]; then
-                mirror=$(apt-get --print-uris update 2>/dev/null | sed -n "s|^'\(.*\)/dists/[a-z]*/InRelease'.*|\1|p" | grep -v -- -security | head -1)
+                mirror=$(apt-get --print-uris update 2>/dev/null | sed -n "s|^'\(.*\)/dists/[a-z]*/InRelease'.*|\1|p" | { grep -v -- -security || true; } | head -1)
                 mirror=${mirror:-http://deb.debian.org/debian}
                 echo "build-deb: making a $suite build root (once; cached in $tarball)" >&2
                 debootstrap --variant=minbase --include="$packages" "$suite" "$work/root" "$mirror" >"$work/debootstrap.log" 2>&1 ||
@@ -96,5 +109,4 @@ if [[ -n $keep ]]; then
         cp "$out"/r8169-tuned* "$keep/"
         echo "$how" >"$keep/how"
 fi
-deb=$(ls "$out"/r8169-tuned_*_"$arch".deb | grep -v '+test1_')
 echo "$deb built $how ($(dpkg-deb -f "$deb" Depends))"

@@ -7,7 +7,7 @@
 #               a local repository, then dpkg -i of the new one), as Debian's piuparts.d.o does
 #   autopkgtest the package's own tests (conf/debian/tests/control) in a testbed made from the
 #               same minimal root (the chroot runner, in a mount namespace of its own with /proc,
-#               /sys and /dev: the package never touches this machine, which the null runner
+#               /sys read-only and /dev: the package never touches this machine, which the null runner
 #               would install it on; the unshare runner needs subordinate ids for root). The
 #               "service" test needs a machine: the VM matrix runs it.
 # The packages are tests/build-deb.sh's (the changelog's version, and +test1 above it). The root
@@ -16,13 +16,13 @@
 source "$SRCDIR/tests/lib.sh"
 
 [[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root"; exit 77; }
-for t in dpkg-buildpackage lintian piuparts autopkgtest autopkgtest-virt-unshare dpkg-scanpackages debootstrap; do
+for t in dpkg-buildpackage dh lintian piuparts autopkgtest autopkgtest-virt-chroot dpkg-scanpackages debootstrap unshare; do
         command -v "$t" >/dev/null || { echo "SKIP: $t missing"; exit 77; }
 done
 suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 arch=$(dpkg --print-architecture)
 cache=${R8T_SYSTEM_CACHE:-/var/cache/r8169-tuned-tests}
-mirror=$(apt-get --print-uris update 2>/dev/null | sed -n "s|^'\(.*\)/dists/$suite/InRelease'.*|\1|p" | head -1)
+mirror=$(apt-get --print-uris update 2>/dev/null | sed -n "s|^'\(.*\)/dists/$suite/InRelease'.*|\1|p" | head -1 || true)
 mirror=${mirror:-http://deb.debian.org/debian}
 report=()
 said() { report+=("$(printf '%-12s %s' "$1" "$2")"); echo "   $1: $2"; }
@@ -91,8 +91,9 @@ tar -C "$testbed" -xzf "$base"
 cp /etc/resolv.conf "$testbed/etc/" 2>/dev/null || true
 set +e
 unshare --mount --propagation private sh -c '
-        mount -t proc proc "$1/proc" && mount --rbind /sys "$1/sys" && mount --rbind /dev "$1/dev" &&
-        autopkgtest --no-built-binaries -o "$2" "$3" "$4" -- chroot "$1"' sh \
+        mount -t proc proc "$1/proc" && mount --rbind /sys "$1/sys" && mount -o remount,bind,ro "$1/sys" &&
+        mount --rbind /dev "$1/dev" &&
+        autopkgtest --no-built-binaries --setup-commands="apt-get update -q" -o "$2" "$3" "$4" -- chroot "$1"' sh \
         "$testbed" "$TMP/autopkgtest" "$debs/r8169-tuned_$version.dsc" "$deb1" >"$TMP/autopkgtest.log" 2>&1
 rc=$?
 set -e
