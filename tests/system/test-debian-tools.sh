@@ -104,7 +104,7 @@ printf '%s\n' "$summary" | sed 's/^/  | /'
 [[ $rc -eq 0 || $rc -eq 2 ]] && ok || { tail -n 60 "$TMP/autopkgtest.log"; fail "autopkgtest: exit $rc"; }
 contains "autopkgtest: smoke passed" "smoke                PASS" "$summary"
 contains "autopkgtest: service skipped here (needs a machine)" "service              SKIP" "$summary"
-said autopkgtest "$(awk '{ printf "%s%s %s", NR > 1 ? "; " : "", $1, $2 }' <<<"$summary") (service: needs a machine, run in the VM matrix) ($((SECONDS - t0)) s)"
+said autopkgtest "$(awk '{ printf "%s%s %s", (NR > 1 ? "; " : ""), $1, $2 }' <<<"$summary") (service: needs a machine, run in the VM matrix) ($((SECONDS - t0)) s)"
 
 mkdir -p "$BUILDDIR/Testing"
 { echo "Debian's tools on r8169-tuned $version ($suite):"; printf '%s\n' "${report[@]}"; } | tee "$BUILDDIR/Testing/debian-tools.txt"
