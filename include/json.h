@@ -31,8 +31,9 @@ void json_u64(JsonWriter *w, uint64_t v);
 void json_i64(JsonWriter *w, int64_t v);
 void json_bool(JsonWriter *w, bool b);
 void json_null(JsonWriter *w);
-/* A number with a fixed count of decimals ("%.3f"); NaN and infinities as null. */
-void json_fixed(JsonWriter *w, double v, int decimals);
+/* A number rounded to at most `decimals` places, in its shortest form (2, 0.5, 1.25: never
+ * 2.000, so every JSON reader shows the same text); NaN and infinities as null. */
+void json_decimal(JsonWriter *w, double v, int decimals);
 /* Space-separated words as an array of strings; NULL: []. */
 void json_words(JsonWriter *w, const char *words);
 

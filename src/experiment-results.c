@@ -140,7 +140,7 @@ static void json_values(JsonWriter *w, const char *key, const double *v, size_t 
                 if (v[i] < 0)
                         json_null(w);
                 else
-                        json_fixed(w, v[i], decimals);
+                        json_decimal(w, v[i], decimals);
         json_array_end(w);
 }
 
@@ -150,12 +150,12 @@ static void json_interval(JsonWriter *w, const Comparison *c, int decimals) {
                 json_null(w);
         else {
                 json_array_begin(w);
-                json_fixed(w, c->change.lo, decimals);
-                json_fixed(w, c->change.hi, decimals);
+                json_decimal(w, c->change.lo, decimals);
+                json_decimal(w, c->change.hi, decimals);
                 json_array_end(w);
         }
         json_key(w, "confidence");
-        json_fixed(w, c->change.confidence, 4);
+        json_decimal(w, c->change.confidence, 4);
 }
 
 /* "knob" and "value" as one string each ("gro_flush_timeout,napi_defer_hard_irqs", "0,0"), then each setting. */
@@ -202,7 +202,7 @@ static void json_arm(JsonWriter *w, const char *key, const Samples *s, size_t n,
         json_key(w, key);
         json_object_begin(w);
         json_key(w, "median_mbps");
-        json_fixed(w, median, 1);
+        json_decimal(w, median, 1);
         json_values(w, "mbps", s->mbps, n, 1);
         json_values(w, "retransmits", s->retransmits, n, 0);
         json_values(w, "cpu_percent", s->cpu, n, 1);
@@ -230,9 +230,9 @@ static void json_results(JsonWriter *w, const Experiment *e) {
                         json_arm(w, "baseline", &t->s[ARM_BASELINE][d], t->rounds, c->baseline);
                         json_arm(w, "candidate", &t->s[ARM_CANDIDATE][d], t->rounds, c->candidate);
                         json_key(w, "change_mbps");
-                        json_fixed(w, c->change.estimate, 1);
+                        json_decimal(w, c->change.estimate, 1);
                         json_key(w, "relative");
-                        json_fixed(w, c->relative, 4);
+                        json_decimal(w, c->relative, 4);
                         json_interval(w, c, 1);
                         json_kv_str(w, "verdict", verdict_to_string(c->verdict));
                         json_kv_str(w, "why", c->why);
@@ -256,11 +256,11 @@ static void json_idle_power(JsonWriter *w, const Experiment *e) {
                 json_object_begin(w);
                 json_candidate(w, e, t);
                 json_key(w, "baseline_watts");
-                json_fixed(w, t->power_cmp.baseline, 3);
+                json_decimal(w, t->power_cmp.baseline, 3);
                 json_key(w, "candidate_watts");
-                json_fixed(w, t->power_cmp.candidate, 3);
+                json_decimal(w, t->power_cmp.candidate, 3);
                 json_key(w, "change_watts");
-                json_fixed(w, t->power_cmp.change.estimate, 3);
+                json_decimal(w, t->power_cmp.change.estimate, 3);
                 json_interval(w, &t->power_cmp, 3);
                 json_object_end(w);
         }
@@ -303,7 +303,7 @@ static void results_json(const Experiment *e, FILE *f) {
         json_kv_u64(&w, "rounds", e->rounds);
         json_kv_u64(&w, "seconds", e->seconds);
         json_key(&w, "practical_size");
-        json_fixed(&w, EXPERIMENT_PRACTICAL, 2);
+        json_decimal(&w, EXPERIMENT_PRACTICAL, 2);
         json_key(&w, "line_rate_mbps");
         if (e->line_mbps > 0)
                 json_u64(&w, (uint64_t) e->line_mbps);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 
 #include "json.h"
 
@@ -76,13 +77,31 @@ void json_null(JsonWriter *w) {
         fputs("null", w->f);
 }
 
-void json_fixed(JsonWriter *w, double v, int decimals) {
+void json_decimal(JsonWriter *w, double v, int decimals) {
+        char buf[64];
+        char *end;
+        int n;
+
         json_next(w);
         /* JSON has no NaN or infinity: a value that is none is null. */
-        if (isfinite(v))
-                fprintf(w->f, "%.*f", decimals, v);
-        else
+        n = isfinite(v) ? snprintf(buf, sizeof buf, "%.*f", decimals, v) : -1;
+        if (n <= 0 || (size_t) n >= sizeof buf) {
                 fputs("null", w->f);
+                return;
+        }
+        /* Rounded, then in its shortest form: trailing zeros and a bare point go, and so does
+         * the sign of a zero. A JSON number has no format; written this way it reads the same
+         * to a reader that re-renders numbers (jq 1.6, Debian 12) and to one that keeps the
+         * literal as written (jq 1.7, Debian 13): 2, not 2.000. */
+        end = buf + n;
+        if (strchr(buf, '.')) {
+                while (end[-1] == '0')
+                        end--;
+                if (end[-1] == '.')
+                        end--;
+        }
+        *end = 0;
+        fputs(streq(buf, "-0") ? "0" : buf, w->f);
 }
 
 void json_words(JsonWriter *w, const char *words) {

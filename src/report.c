@@ -353,12 +353,12 @@ void report_link_power_json(JsonWriter *w, const LinkPowerRecord *rec) {
         json_kv_str(w, "reason", rec->reason[0] ? rec->reason : NULL);
         json_kv_u64(w, "transitions", rec->transitions);
         json_key(w, "l1_on_seconds");
-        json_fixed(w, (double) rec->idle_usec / 1e6, 3);
+        json_decimal(w, (double) rec->idle_usec / 1e6, 3);
         json_key(w, "l1_off_seconds");
-        json_fixed(w, (double) rec->busy_usec / 1e6, 3);
+        json_decimal(w, (double) rec->busy_usec / 1e6, 3);
         json_key(w, "quiet_seconds");
         if (rec->quiet_usec)
-                json_fixed(w, (double) rec->quiet_usec / 1e6, 3);
+                json_decimal(w, (double) rec->quiet_usec / 1e6, 3);
         else
                 json_null(w);
         json_kv_u64(w, "wakeups", rec->wakeups);

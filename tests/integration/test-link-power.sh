@@ -108,9 +108,15 @@ eq "write order: substates off first, L1 on first" \
 st=$(status_json)
 eq "status: the state" idle "$(jq -r '.nics[0].link_power.state' <<<"$st")"
 eq "status: the transitions" 2 "$(jq -r '.nics[0].link_power.transitions' <<<"$st")"
-eq "status: the quiet time (configured)" 2 "$(jq -r '.nics[0].link_power.quiet_seconds' <<<"$st")"
-contains "status text" "link power: dynamic, idle (L1 on)" \
-        "$(cli status)"
+# The configured quiet time (2) as printed. JSON: a number in its shortest form, checked in the
+# text the tool wrote, not as a JSON reader renders it (jq 1.6 on Debian 12 re-renders numbers,
+# jq 1.7 on 13 keeps the literal: "2.000" read as 2 on one and 2.000 on the other). Text: one
+# decimal, "quiet time 2.0 s".
+contains "status --json: the quiet time (configured) as JSON's shortest form" '"quiet_seconds":2,' "$st"
+eq "status --json: the quiet time, a number" number "$(jq -r '.nics[0].link_power.quiet_seconds | type' <<<"$st")"
+st_text=$(cli status)
+contains "status text" "link power: dynamic, idle (L1 on)" "$st_text"
+contains "status text: the quiet time (configured), one decimal" "; quiet time 2.0 s;" "$st_text"
 # The same in diagnose and metrics, and every JSON as the schema says.
 cli --json diagnose >"$TMP/diagnose.json"
 eq "diagnose: the state" idle "$(jq -r '.nics[0].link_power.state' "$TMP/diagnose.json")"
