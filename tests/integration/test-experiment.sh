@@ -2,8 +2,8 @@
 # experiment against the NIC-physics harness (tests/harness): a fixture RTL8125B whose
 # interface is a veth in a namespace, a real iperf3 -s in the peer namespace, and tc rates
 # that follow the fixture's knob files, with noise. A knob with an effect is found with the
-# right sign and size; knobs with none are "no effect" in at least 19 of 20 runs; a knob that
-# hurts says so; idle power comes from a fixture RAPL counter; every value is as found after
+# right sign and size; a knob with none gets the verdict its numbers give (the rate of false
+# discoveries is unit/test-experiment's, over simulated runs); a knob that hurts says so; idle power comes from a fixture RAPL counter; every value is as found after
 # the run, after Ctrl-C, and (through restore) after kill -9; --json is valid against the
 # schema; --write-config keeps only what helped and check-config accepts it and the report's
 # quirk draft.
@@ -61,8 +61,8 @@ for d in send receive; do
         awk -v b="$(res l1_2_aspm "$d" .baseline.median_mbps)" 'BEGIN { exit !(b > 230 && b < 280) }' && ok ||
                 fail "l1_2_aspm=0 $d: baseline not about 255"
         eq "l1_2_aspm=0 $d: 4 rounds of each" "4 4" "$(res l1_2_aspm "$d" '"\(.baseline.mbps | length) \(.candidate.mbps | length)"')"
-        # No effect: section 3 holds the verdict to 19 runs of 20; one run may be the 20th, but the
-        # noise never makes it look like a change of 15 %.
+        # No effect: the verdict may be the rare false one (section 3), but the noise never makes
+        # the estimate 15 % off (none in unit/test-experiment's 40,000 simulated runs).
         rel=$(res clkpm "$d" .relative)
         awk -v r="$rel" 'BEGIN { exit !(r > -0.15 && r < 0.15) }' && ok || fail "clkpm=0 $d: $rel, not about 0"
         eq "tso=off $d: hurts" hurts "$(res tso "$d" .verdict)"
@@ -126,29 +126,39 @@ grep -E '^l1_2_aspm=0 \(quirk' "$TMP/readme-1.txt" | grep -q ' helps$' && ok || 
 fi
 
 echo "$SECONDS s: section 3"
-### 3. No false discoveries: a change without effect (the NAPI pair off; no idle power to sample),
-### 20 runs of the default 5 rounds (2 under the sanitizers, where it is the code, not the
-### statistics, under test: the 20 take 5 minutes).
-runs=20
-[[ -n ${R8T_SANITIZED:-} ]] && runs=2
-none=0
-for i in $(seq "$runs"); do
-        set +e
-        r8t_ns experiment --server 10.77.0.2 --knob gro_flush_timeout=0,napi_defer_hard_irqs=0 --rounds 5 --seconds 1 \
-                --direction send --json >"$TMP/null.json" 2>"$TMP/null.err"
-        rc=$?
-        set -e
-        v=$(jq -r '.results[0].verdict' "$TMP/null.json" 2>/dev/null || true)
-        if [[ $v == no-effect ]]; then
-                none=$((none + 1))
-        else # what it saw, for whoever reads the log
-                echo "run $i: exit $rc, $v: $(jq -c '.results[0] | [.baseline.mbps, .candidate.mbps, .change_mbps, .ci95]' \
-                        "$TMP/null.json" 2>/dev/null) $(cat "$TMP/null.err")"
-        fi
-done
-echo "the NAPI pair: no effect in $none of $runs runs"
-(( none * 20 >= runs * 19 )) && ok || fail "false discoveries: no effect in only $none of $runs runs"
-as_found "after $runs runs"
+### 3. A change without effect (the NAPI pair off; no idle power to sample), the default 5
+### rounds: the verdict is the one its printed numbers give, and every value is back. How often
+### such a change is called "helps" or "hurts" is the method's rate, measured where chance can
+### be counted: unit/test-experiment's 40,000 seeded simulated runs of this harness (0.48 %).
+### Asserting it on a few real runs failed the README's second command by chance (issue 45 H5).
+set +e
+r8t_ns experiment --server 10.77.0.2 --knob gro_flush_timeout=0,napi_defer_hard_irqs=0 --rounds 5 --seconds 1 \
+        --direction send --json >"$TMP/null.json" 2>"$TMP/null.err"
+rc=$?
+set -e
+eq "the NAPI pair: exit" 0 "$rc"
+echo "the NAPI pair: $(jq -c '.results[0] | [.verdict, .baseline.mbps, .candidate.mbps, .change_mbps, .relative, .ci95]' "$TMP/null.json")"
+# The rule (experiment_compare): helps when the interval is above 0 and the change is at least
+# the practical size of the baseline, hurts when below 0 and as large, else no effect. Numbers
+# are printed rounded (the interval to 0.1 Mb/s, relative to 1e-4): one within half a unit of
+# its threshold allows either answer on that test.
+python3 - "$TMP/null.json" <<'PY' && ok || fail "the NAPI pair: the verdict does not follow from its numbers"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+r, p = doc["results"][0], doc["practical_size"]
+lo, hi, rel = r["ci95"][0], r["ci95"][1], r["relative"]
+def cmp(v, t, half):  # True, False, or None when the rounding hides which side of t v is on
+    return None if abs(v - t) <= half else v > t
+up, down, large = cmp(lo, 0, 0.05), cmp(-hi, 0, 0.05), cmp(abs(rel), p, 0.00005)
+allowed = set()
+for u in ([up] if up is not None else [True, False]):
+    for d in ([down] if down is not None else [True, False]):
+        for l in ([large] if large is not None else [True, False]):
+            allowed.add("hurts" if d and l else "helps" if u and l else "no-effect")
+print("verdict %s, allowed by its numbers: %s" % (r["verdict"], sorted(allowed)))
+sys.exit(r["verdict"] not in allowed)
+PY
+as_found "after the NAPI pair"
 
 echo "$SECONDS s: section 4"
 ### 4. Ctrl-C, and every other signal whose default would end it (security review S3: QUIT did,
