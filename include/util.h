@@ -72,6 +72,11 @@ int pci_slot_normalize(const char *s, char buf[13]);
 int readlinkat_basename(int dfd, const char *name, char *buf, size_t size);
 /* Reads a whole regular file from fd: -EBADF if it is not one, -EFBIG above max bytes. */
 int read_fd_bounded(int fd, size_t max, char **ret, size_t *ret_len);
+/* A record of our own, opened safely: see util.c. state_file_error() says why one was refused. */
+int state_file_open(const char *path);
+const char *state_file_error(int error);
+/* A directory of our own to write into: not a link, nobody else's (see util.c); 0 when missing. */
+int directory_check_own(const char *dir);
 /*
  * The candidate closest to word by edit distance, '-' and '_' counting as the
  * same; NULL when none is close enough to be a typo of it. For "did you mean".

@@ -288,12 +288,28 @@ static int profile_dropin_path(const Options *o, char **ret_dir, char **ret_path
         return 0;
 }
 
+static const char *dropin_dir_refusal(int r) {
+        switch (r) {
+        case -ELOOP:
+                return "it is a symbolic link, which is never followed";
+        case -ENOTDIR:
+                return "it is not a directory";
+        case -EPERM:
+                return "it or the directory it is in belongs to another user, or another user can write it";
+        default:
+                return strerror(-r);
+        }
+}
+
 static int profile_persist(const Options *o, const char *name) {
         _cleanup_free_ char *dir = NULL, *path = NULL;
         int r;
 
         if (profile_dropin_path(o, &dir, &path) < 0)
                 return -ENOMEM;
+        r = directory_check_own(dir);
+        if (r < 0)
+                return log_error_errno(r, "Cannot write into %s: %s.", dir, dropin_dir_refusal(r));
         if (mkdir(dir, 0755) < 0 && errno != EEXIST)
                 return log_error_errno(errno, "Cannot make %s: %m", dir);
         r = write_file_atomic(path, 0644, profile_dropin, name);
@@ -306,9 +322,13 @@ static int profile_persist(const Options *o, const char *name) {
 /* --reset --persist: the drop-in --persist wrote goes; a profile set elsewhere stays in force. */
 static int profile_unpersist(const Options *o) {
         _cleanup_free_ char *dir = NULL, *path = NULL;
+        int r;
 
         if (profile_dropin_path(o, &dir, &path) < 0)
                 return -ENOMEM;
+        r = directory_check_own(dir);
+        if (r < 0)
+                return log_error_errno(r, "Cannot remove anything from %s: %s.", dir, dropin_dir_refusal(r));
         if (unlink(path) >= 0)
                 log_info("Removed %s.", path);
         else if (errno == ENOENT)

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 
 #include "linkpower.h"
+#include "log.h"
 
 static const char *const state_names[_LINK_POWER_STATE_MAX] = {
         [LINK_POWER_IDLE] = "idle",
@@ -220,9 +221,16 @@ int link_power_record_load(const char *state_dir, const char *slot, LinkPowerRec
 
         if ((r = record_path(state_dir, slot, "", path, sizeof(path))) < 0)
                 return r;
-        f = fopen(path, "re");
-        if (!f)
+        r = state_file_open(path);
+        if (state_file_error(r))
+                log_warning("%s: %s", path, state_file_error(r));
+        if (r < 0)
+                return r;
+        f = fdopen(r, "re");
+        if (!f) {
+                close(r);
                 return -errno;
+        }
         while (fgets(line, sizeof(line), f)) {
                 line[strcspn(line, "\n")] = '\0';
                 if (sscanf(line, "state %15s", rec.state) == 1)

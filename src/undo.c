@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "log.h"
 #include "undo.h"
 
 #define UNDO_HEADER "# r8169-tuned undo journal 1"
@@ -147,9 +148,13 @@ int undo_load(const char *state_dir, const char *slot, UndoJournal *ret, Diagnos
                 return -EINVAL;
         if (asprintf(&path, "%s/%s", state_dir, slot) < 0)
                 return -ENOMEM;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0 && errno != ENOENT)
-                return -errno;
+        fd = state_file_open(path);
+        if (state_file_error(fd)) {
+                diag_add(d, path, 0, "%s", state_file_error(fd));
+                return fd;
+        }
+        if (fd < 0 && fd != -ENOENT)
+                return fd;
         if (fd >= 0) {
                 bool truncated = false;
 
@@ -427,7 +432,8 @@ int undo_service_running(const char *state_dir) {
 
         if (asprintf(&path, "%s/daemon.lock", state_dir) < 0)
                 return -ENOMEM;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+        /* O_NONBLOCK: a FIFO in its place would block the open forever. */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
                 return errno == ENOENT ? 0 : -errno;
         if (flock(fd, LOCK_SH | LOCK_NB) < 0)
@@ -520,11 +526,21 @@ bool undo_board_guard_recorded(const char *lib_dir, const char *slot, uint16_t x
         _cleanup_free_ char *path = NULL;
         _cleanup_fclose_ FILE *f = NULL;
         char line[300];
+        int fd;
 
         if (board_guard_path(lib_dir, slot, xid, &path) < 0)
                 return false;
-        f = fopen(path, "re");
-        if (!f || !fgets(line, sizeof(line), f))
+        fd = state_file_open(path);
+        if (state_file_error(fd))
+                log_warning("%s: %s", path, state_file_error(fd));
+        if (fd < 0)
+                return false;
+        f = fdopen(fd, "re");
+        if (!f) {
+                close(fd);
+                return false;
+        }
+        if (!fgets(line, sizeof(line), f))
                 return false;
         line[strcspn(line, "\n")] = '\0';
         /* The first line names the board: a record of another board is not this one's. */

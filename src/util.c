@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "quote.h"
 #include "util.h"
 
 int parse_u64_base(const char *s, int base, uint64_t *ret) {
@@ -248,6 +249,44 @@ static bool uid_trusted(uid_t uid) {
         return uid == 0 || uid == geteuid() || (sudo && parse_u64(sudo, &u) >= 0 && u == uid);
 }
 
+/*
+ * A record the program keeps for itself (the undo journal, guard and link-power records):
+ * opened without blocking and without following a link, and only when it is a regular file
+ * owned by root or us, as it writes them. A FIFO would hang the reader forever; another
+ * user's file is not ours to believe. The fd, or -ENOENT, -ELOOP (a symbolic link), -EBADF
+ * (not a regular file: a FIFO, a device, a socket), -EISDIR, -EPERM (another user's).
+ */
+int state_file_open(const char *path) {
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return S_ISDIR(st.st_mode) ? -EISDIR : -EBADF;
+        if (st.st_uid != 0 && st.st_uid != geteuid())
+                return -EPERM;
+        return TAKE_FD(fd);
+}
+
+const char *state_file_error(int error) {
+        switch (error) {
+        case -ELOOP:
+                return "a symbolic link, not a record of ours: ignored";
+        case -EBADF:
+                return "not a regular file (a FIFO, a device or a socket): ignored";
+        case -EISDIR:
+                return "a directory, not a record: ignored";
+        case -EPERM:
+                return "belongs to another user: ignored";
+        default:
+                return NULL;
+        }
+}
+
 /* The directory a path's file lands in, into buf: "." for a bare name, "/" for one at the root. */
 static int parent_of(const char *path, char *buf, size_t size) {
         const char *slash = strrchr(path, '/');
@@ -275,6 +314,33 @@ static int directory_trusted(const char *dir) {
         if (!S_ISDIR(st.st_mode))
                 return -ENOTDIR;
         if (!uid_trusted(st.st_uid) || ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)))
+                return -EPERM;
+        return 0;
+}
+
+/*
+ * A directory of our own to write files into or remove them from (the profile drop-in's
+ * CONFIG.d): not a symbolic link, which is never followed, root's (or ours) and writable by
+ * nobody else, in a directory nobody else can swap it in. Missing is fine: it is made.
+ */
+int directory_check_own(const char *dir) {
+        char parent[PATH_MAX];
+        struct stat st;
+        int r;
+
+        r = parent_of(dir, parent, sizeof(parent));
+        if (r < 0)
+                return r;
+        r = directory_trusted(parent);
+        if (r < 0)
+                return r;
+        if (lstat(dir, &st) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (S_ISLNK(st.st_mode))
+                return -ELOOP;
+        if (!S_ISDIR(st.st_mode))
+                return -ENOTDIR;
+        if (!uid_trusted(st.st_uid) || (st.st_mode & 022))
                 return -EPERM;
         return 0;
 }
@@ -354,23 +420,15 @@ const char *printable(const char *s, char *buf, size_t size) {
 
         if (size == 0)
                 return "";
-        for (; s && *s && n + 1 < size; s++) {
-                unsigned char c = (unsigned char) *s;
-                char esc[5];
-                size_t k;
+        while (s && *s) {
+                char piece[QUOTE_PIECE_MAX];
+                size_t k, used = quote_next(s, QUOTE_CONTROLS, piece, &k);
 
-                if (c == '\n' || c == '\t')
-                        k = (size_t) snprintf(esc, sizeof(esc), "\\%c", c == '\n' ? 'n' : 't');
-                else if (c < 0x20 || c == 0x7f)
-                        k = (size_t) snprintf(esc, sizeof(esc), "\\x%02x", c);
-                else {
-                        buf[n++] = (char) c;
-                        continue;
-                }
                 if (n + k + 1 > size)
-                        break;
-                memcpy(buf + n, esc, k);
+                        break; /* cut to fit, never half an escape or a character */
+                memcpy(buf + n, piece, k);
                 n += k;
+                s += used;
         }
         buf[n] = 0;
         return buf;
