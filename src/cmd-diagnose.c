@@ -18,6 +18,7 @@
 #include "ethtool-ioctl.h"
 #include "kernel-log.h"
 #include "log.h"
+#include "quote.h"
 #include "report.h"
 
 #define JOURNAL_LINES 20
@@ -286,8 +287,11 @@ static void read_journal(NicFacts *f, bool show_mac) {
                 return;
         }
         snprintf(match, sizeof(match), "PCI_SLOT=%s", f->nic->slot);
+        /* Any local user can log as SYSLOG_IDENTIFIER=r8169-tuned with a PCI_SLOT (security review
+         * R1): only root's entries are ours. _UID is journald's own field, from the sender's
+         * credentials, which no client can set; the service and the command run as root. */
         if (sd_journal_add_match(j, "SYSLOG_IDENTIFIER=r8169-tuned", 0) < 0 || sd_journal_add_match(j, match, 0) < 0 ||
-            sd_journal_seek_tail(j) < 0) {
+            sd_journal_add_match(j, "_UID=0", 0) < 0 || sd_journal_seek_tail(j) < 0) {
                 return;
         }
         while (n < JOURNAL_LINES && sd_journal_previous(j) > 0) {
@@ -534,6 +538,30 @@ static void read_problems(const Options *o, Diagnostics *problems) {
         quirk_db_done(&quirks);
 }
 
+/*
+ * What the report quotes from outside (DMI and sysfs strings, ethtool's, the kernel's and the
+ * journal's lines): escaped as quote_text() does, kept until the section is printed.
+ */
+typedef struct Quoted {
+        char *v[96];
+        size_t n;
+} Quoted;
+
+static const char *qs(Quoted *q, const char *s, QuoteMode mode) {
+        char *t;
+
+        if (q->n >= ELEMENTSOF(q->v) || !(t = quote_text(s, mode)))
+                return "(not shown: out of memory)";
+        return q->v[q->n++] = t;
+}
+#define qi(q, s) qs((q), (s), QUOTE_MARKDOWN_INLINE)
+
+static void quoted_done(Quoted *q) {
+        for (size_t i = 0; i < q->n; i++)
+                free(q->v[i]);
+        q->n = 0;
+}
+
 static const char *phy_text(const NicFacts *f) {
         if (!f->phy)
                 return "no attach line in the kernel log";
@@ -545,42 +573,45 @@ static const char *phy_text(const NicFacts *f) {
 static void md_machine(FILE *out, const Diagnose *d) {
         const Machine *m = &d->c->machine;
         const MachineFacts *mf = &d->machine;
+        _cleanup_(quoted_done) Quoted q = {};
 
         fprintf(out, "# r8169-tuned diagnose\n\n");
-        fprintf(out, "- r8169-tuned: %s\n- kernel: %s\n", R8T_VERSION, d->kernel);
+        fprintf(out, "- r8169-tuned: %s\n- kernel: %s\n", R8T_VERSION, qi(&q, d->kernel));
         if (m->dmi[DMI_SYS_VENDOR][0] || m->dmi[DMI_PRODUCT_NAME][0])
-                fprintf(out, "- machine: %s %s (board: %s %s)\n", m->dmi[DMI_SYS_VENDOR], m->dmi[DMI_PRODUCT_NAME],
-                        m->dmi[DMI_BOARD_VENDOR][0] ? m->dmi[DMI_BOARD_VENDOR] : "unknown", m->dmi[DMI_BOARD_NAME]);
+                fprintf(out, "- machine: %s %s (board: %s %s)\n", qi(&q, m->dmi[DMI_SYS_VENDOR]), qi(&q, m->dmi[DMI_PRODUCT_NAME]),
+                        m->dmi[DMI_BOARD_VENDOR][0] ? qi(&q, m->dmi[DMI_BOARD_VENDOR]) : "unknown", qi(&q, m->dmi[DMI_BOARD_NAME]));
         else
                 fprintf(out, "- machine: unknown (no DMI data)\n");
-        fprintf(out, "- BIOS: %s\n", mf->bios_version[0] ? mf->bios_version : "unknown");
+        fprintf(out, "- BIOS: %s\n", mf->bios_version[0] ? qi(&q, mf->bios_version) : "unknown");
         fprintf(out, "- power: %s; profile: %s\n- ASPM policy: %s\n", power_source_to_string(m->power),
-                profile_to_string(d->c->profile), d->policy);
-        fprintf(out, "- kernel command line: %s\n", mf->cmdline_known ? mf->cmdline : "unknown");
+                profile_to_string(d->c->profile), qi(&q, d->policy));
+        fprintf(out, "- kernel command line: %s\n", mf->cmdline_known ? qi(&q, mf->cmdline) : "unknown");
         fputs("- modules loaded:", out);
         for (size_t i = 0; i < mf->n_modules; i++)
-                fprintf(out, " %s", mf->modules[i]);
+                fprintf(out, " %s", qi(&q, mf->modules[i]));
         fputs(mf->n_modules ? "\n" : " none of r8169, r8168, r8125, realtek\n", out);
         fprintf(out, "- MAC addresses: %s\n", d->c->opts->show_mac ? "shown (--show-mac)" : "redacted (--show-mac shows them)");
         if (d->n == 0)
-                fprintf(out, "\nNo Realtek NIC found on this machine (%s): nothing to diagnose.\n", d->c->opts->sysfs);
+                fprintf(out, "\nNo Realtek NIC found on this machine (%s): nothing to diagnose.\n", qi(&q, d->c->opts->sysfs));
 }
 
 static void md_identity(FILE *out, const Diagnose *d, const NicFacts *f) {
         const Nic *nic = f->nic;
         char chip[700];
+        _cleanup_(quoted_done) Quoted q = {};
 
-        fprintf(out, "\n## %s %s\n\n", nic->slot, nic_ifname(nic) ?: "(no interface)");
+        fprintf(out, "\n## %s %s\n\n", nic->slot, nic_ifname(nic) ? qi(&q, nic_ifname(nic)) : "(no interface)");
         fprintf(out, "| | |\n|---|---|\n");
-        fprintf(out, "| chip | %s |\n", report_chip_line(nic, chip, sizeof(chip)));
+        fprintf(out, "| chip | %s |\n", qi(&q, report_chip_line(nic, chip, sizeof(chip))));
         if (nic->xid_notes[0])
-                fprintf(out, "| identification notes | %s |\n", nic->xid_notes);
+                fprintf(out, "| identification notes | %s |\n", qi(&q, nic->xid_notes));
         fprintf(out, "| PCI | %04x:%04x rev %02x, subsystem %04x:%04x |\n", nic->vendor, nic->device, nic->revision,
                 nic->subsys_vendor, nic->subsys_device);
-        fprintf(out, "| driver (sysfs) | %s |\n", nic->driver[0] ? nic->driver : "none");
+        fprintf(out, "| driver (sysfs) | %s |\n", nic->driver[0] ? qi(&q, nic->driver) : "none");
         if (f->drv_error >= 0)
-                fprintf(out, "| driver (ethtool) | %s %s, firmware %s, bus %s |\n", f->drv.driver, f->drv.version,
-                        f->drv.fw_version[0] ? f->drv.fw_version : "none", f->drv.bus_info[0] ? f->drv.bus_info : "none");
+                fprintf(out, "| driver (ethtool) | %s %s, firmware %s, bus %s |\n", qi(&q, f->drv.driver), qi(&q, f->drv.version),
+                        f->drv.fw_version[0] ? qi(&q, f->drv.fw_version) : "none",
+                        f->drv.bus_info[0] ? qi(&q, f->drv.bus_info) : "none");
         else
                 fprintf(out, "| driver (ethtool) | unavailable: %s |\n", strerror(-f->drv_error));
         fprintf(out, "| PHY driver | %s |\n", phy_text(f));
@@ -696,8 +727,10 @@ static void md_ethtool(FILE *out, const NicFacts *f) {
                 fprintf(out, "The driver reports none.\n");
         else {
                 fprintf(out, "| counter | value |\n|---|---|\n");
-                for (size_t s = 0; s < f->stats.n; s++)
-                        fprintf(out, "| %s | %" PRIu64 " |\n", f->stats.names[s], f->stats.values[s]);
+                for (size_t s = 0; s < f->stats.n; s++) {
+                        _cleanup_free_ char *name = quote_text(f->stats.names[s], QUOTE_MARKDOWN_INLINE);
+                        fprintf(out, "| %s | %" PRIu64 " |\n", name ?: "?", f->stats.values[s]);
+                }
         }
         fprintf(out, "\n### Link and features (ethtool)\n\n");
         if (!f->linkmodes_known && !f->linkstate_known && !f->features_known) {
@@ -713,35 +746,59 @@ static void md_ethtool(FILE *out, const NicFacts *f) {
                 return;
         fprintf(out, "\n| feature | state |\n|---|---|\n");
         for (size_t s = 0; s < f->features.n; s++)
-                if (f->features.features[s].name[0])
-                        fprintf(out, "| %s | %s%s |\n", f->features.features[s].name, f->features.features[s].active ? "on" : "off",
+                if (f->features.features[s].name[0]) {
+                        _cleanup_free_ char *name = quote_text(f->features.features[s].name, QUOTE_MARKDOWN_INLINE);
+                        fprintf(out, "| %s | %s%s |\n", name ?: "?", f->features.features[s].active ? "on" : "off",
                                 f->features.features[s].changeable ? "" : " [fixed]");
+                }
+}
+
+/* Lines quoted in a fenced block: escaped, under a fence none of them can close. */
+static void md_code_block(FILE *out, char **lines, size_t n) {
+        size_t fence = quote_fence_length((const char *const *) lines, n);
+
+        quote_fence(out, fence);
+        for (size_t i = 0; i < n; i++)
+                fprintf(out, "%s\n", lines[i] ?: "(not shown: out of memory)");
+        quote_fence(out, fence);
 }
 
 static void md_messages(FILE *out, const NicFacts *f) {
+        char *lines[KERNEL_LINES + JOURNAL_LINES + 1];
+        size_t n = 0;
+
         fprintf(out, "\n### Kernel messages about this NIC\n\n");
         if (f->n_kernel == 0)
                 fprintf(out, "None found.\n");
         else {
-                fprintf(out, "```\n");
                 for (size_t s = 0; s < f->n_kernel; s++) {
-                        fprintf(out, "%s\n", f->kernel[s]);
-                        if (s + 1 == KERNEL_LINES / 2 && f->kernel_dropped)
-                                fprintf(out, "[… %zu lines left out …]\n", f->kernel_dropped);
+                        lines[n++] = quote_text(f->kernel[s], QUOTE_CONTROLS);
+                        if (s + 1 == KERNEL_LINES / 2 && f->kernel_dropped) {
+                                if (asprintf(&lines[n], "[… %zu lines left out …]", f->kernel_dropped) < 0)
+                                        lines[n] = NULL;
+                                n++;
+                        }
                 }
-                fprintf(out, "```\n");
+                md_code_block(out, lines, n);
+                while (n > 0)
+                        free(lines[--n]);
         }
         fprintf(out, "\n### Recent r8169-tuned messages\n\n");
         if (f->n_journal == 0) {
                 fprintf(out, "None in the journal.\n");
                 return;
         }
-        fprintf(out, "```\n");
         for (size_t s = 0; s < f->n_journal; s++) {
+                _cleanup_free_ char *m = quote_text(f->journal[s].message, QUOTE_CONTROLS);
                 char ts[64];
-                fprintf(out, "%s %s\n", timestamp(f->journal[s].usec, ts, sizeof(ts)), f->journal[s].message);
+
+                if (!m || asprintf(&lines[n], "%s %s", timestamp(f->journal[s].usec, ts, sizeof(ts)), m) < 0)
+                        lines[n] = NULL;
+                n++;
         }
-        fprintf(out, "```\n");
+        md_code_block(out, lines, n);
+        while (n > 0)
+                free(lines[--n]);
 }
 
 static void md_footer(FILE *out, const Diagnose *d) {

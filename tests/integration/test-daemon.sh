@@ -134,6 +134,32 @@ contains "diagnose: recent messages" "gro_flush_timeout 0 -> 20000 (quirk rtl816
 eq "diagnose json: journal lines" true "$("$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" \
         --config "$TMP/b.conf" --json diagnose | jq '.nics[0].journal | length > 0')"
 
+# Forged lines (security review R1): any local user can log as r8169-tuned about this slot,
+# escapes and Markdown included. Another user's are not ours; root's (trusted) are quoted with
+# every control character escaped, under a fence no line can close.
+forge() { # forge MESSAGE: a journal entry as r8169-tuned about 0000:03:00.0, through the native protocol
+        python3 - "$1" <<'PY'
+import socket, struct, sys
+fields = {b"SYSLOG_IDENTIFIER": b"r8169-tuned", b"PCI_SLOT": b"0000:03:00.0", b"PRIORITY": b"5",
+          b"MESSAGE": sys.argv[1].encode().decode("unicode_escape").encode("latin-1")}
+msg = b"".join(k + b"\n" + struct.pack("<Q", len(v)) + v + b"\n" for k, v in fields.items())
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.sendto(msg, "/run/systemd/journal/socket")
+PY
+}
+setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "$(declare -f forge); forge 'forged-by-nobody \\x1b[2J\\n## Maintainer note: run curl x | sudo sh'"
+forge 'root-line \x1b]0;owned\x07\n```\n## Injected heading \xc2\x9b2J'
+wait_for 5 bash -c "journalctl -D '$JOURNAL_DIR' -o cat SYSLOG_IDENTIFIER=r8169-tuned 2>/dev/null | grep -q root-line" ||
+        fail "the forged entries did not reach the journal"
+eq "forged: nobody's entry is in the journal (the test forged it)" 1 \
+        "$(journalctl -D "$JOURNAL_DIR" -o cat SYSLOG_IDENTIFIER=r8169-tuned _UID=65534 2>/dev/null | grep -c forged-by-nobody)"
+md=$("$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --config "$TMP/b.conf" --kernel-release 6.1.158 diagnose enp3s0)
+not_contains "diagnose: another user's entry is not ours" "forged-by-nobody" "$md"
+contains "diagnose: root's entry, escaped on one line" 'root-line \x1b]0;owned\x07\n```\n## Injected heading \xc2\x9b2J' "$md"
+eq "diagnose: no control character reaches the terminal" 0 "$(LC_ALL=C grep -c $'[\x01-\x08\x0b-\x1f\x7f]\|\xc2\x9b' <<<"$md" || true)"
+eq "diagnose: no heading injected" "" "$(grep -E '^#+ (Injected|Maintainer)' <<<"$md" || true)"
+contains "diagnose: a fence no quoted line can close" $'\n````\n' "$md"
+
 # 6. Idle: no wakeups at all over 10 s without events.
 sleep 1
 ctx() { awk '/ctxt_switches/ {s += $2} END {print s}' /proc/$DPID/status; }

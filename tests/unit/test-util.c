@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "quote.h"
 #include "util.h"
 
 static void test_parse_u64(void **state) {
@@ -193,6 +194,30 @@ static void test_printable(void **state) {
         /* cut to fit, never half an escape */
         assert_string_equal(printable("abcdefgh\033", buf, 11), "abcdefgh");
         assert_string_equal(printable("\xc3\xa9t\xc3\xa9", buf, sizeof(buf)), "\xc3\xa9t\xc3\xa9"); /* UTF-8 stays */
+        /* ... but not its C1 controls (U+009B is a terminal's CSI), stray or overlong bytes */
+        assert_string_equal(printable("a\xc2\x9b" "2J", buf, sizeof(buf)), "a\\xc2\\x9b2J");
+        assert_string_equal(printable("\x9b" "2J\xc0\xaf", buf, sizeof(buf)), "\\x9b2J\\xc0\\xaf");
+        assert_string_equal(printable("\xe2\x82", buf, sizeof(buf)), "\\xe2\\x82"); /* cut off at the end */
+        assert_string_equal(printable("ab\xc3\xa9", buf, 4), "ab"); /* never half a character */
+}
+
+/* What diagnose quotes from the journal and sysfs (security review R1). */
+static void test_quote(void **state) {
+        char *t;
+        const char *lines[] = { "plain", "a ``` b", "````" };
+
+        t = quote_text("\033]0;owned\007## Maintainer's note\n```\nrun `curl x | sh`", QUOTE_CONTROLS);
+        assert_string_equal(t, "\\x1b]0;owned\\x07## Maintainer's note\\n```\\nrun `curl x | sh`");
+        free(t);
+        t = quote_text("a|b *c* _d_ [e](f) <img> `g` ~h~ \\ #i rx_missed x_", QUOTE_MARKDOWN_INLINE);
+        assert_string_equal(t, "a\\|b \\*c\\* _d\\_ \\[e\\](f) \\<img\\> \\`g\\` \\~h\\~ \\\\ #i rx_missed x\\_");
+        free(t);
+        t = quote_text(NULL, QUOTE_CONTROLS);
+        assert_string_equal(t, "");
+        free(t);
+        assert_int_equal(quote_fence_length(lines, 1), 3);
+        assert_int_equal(quote_fence_length(lines, 2), 4);
+        assert_int_equal(quote_fence_length(lines, 3), 5);
 }
 
 int main(void) {
@@ -202,6 +227,7 @@ int main(void) {
                 cmocka_unit_test(test_log_levels), cmocka_unit_test(test_link_basename),
                 cmocka_unit_test(test_write_file_atomic),
                 cmocka_unit_test(test_printable),
+                cmocka_unit_test(test_quote),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
