@@ -58,6 +58,7 @@ typedef struct Experiment {
         const char *ifname;
         ApplyContext ac;
         IperfRequest req;
+        int iperf3_fd;                 /* --iperf3: the file checked, the one that runs; -1: IPERF_BINARY */
         char host[256];
         unsigned port;
         bool directions[_DIRECTION_MAX];

@@ -13,7 +13,8 @@
  * hangs is a child to kill, not a library call to abandon.
  */
 typedef struct IperfRequest {
-        const char *binary;     /* NULL: IPERF_BINARY; else an absolute path the caller checked (iperf_binary_trusted) */
+        const char *binary;     /* NULL: IPERF_BINARY; else an absolute path, as named in messages */
+        int binary_fd;          /* > 0: iperf_binary_open()'s descriptor, the file that runs; else binary by name */
         const char *host;
         unsigned port;          /* 0: iperf3's default, 5201 */
         unsigned seconds;
@@ -40,6 +41,8 @@ int iperf_parse_json(const char *text, size_t len, IperfResult *ret, char *err, 
  * (a sticky directory, as /tmp, may be on the way). 0, or -errno with why in err.
  */
 int iperf_binary_trusted(const char *path, char *err, size_t size);
+/* The same checks on a file opened once: its descriptor (O_PATH), to run through IperfRequest.binary_fd. */
+int iperf_binary_open(const char *path, char *err, size_t size);
 /*
  * Runs one test. The child holds no privilege: run as root, it runs as "nobody" (no groups,
  * no new privileges), with only PATH and LC_ALL in its environment and no descriptor but its

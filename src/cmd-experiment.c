@@ -204,7 +204,7 @@ static int check_arguments(const Options *o, Experiment *e) {
                 if (candidate_parse(o->knobs[i], &c, err, sizeof(err)) < 0)
                         return log_error("--knob %s: %s. See r8169-tuned --help.", o->knobs[i], err), 2;
         }
-        if (o->iperf3 && iperf_binary_trusted(o->iperf3, err, sizeof(err)) < 0)
+        if (o->iperf3 && (e->iperf3_fd = iperf_binary_open(o->iperf3, err, sizeof(err))) < 0)
                 return log_error("--iperf3 %s: %s: root runs only an iperf3 that only root can change. See r8169-tuned --help.",
                                  o->iperf3, err), 2;
         for (size_t i = 0; i < 2; i++) {
@@ -250,7 +250,7 @@ static int open_nic(Experiment *e) {
                 return log_error_errno(ENODEV, "%s has no network interface (driver: %s): nothing to measure through.",
                                        e->nic->slot, e->nic->driver[0] ? e->nic->driver : "none");
         e->ifname = e->nic->ifnames[0];
-        e->req = (IperfRequest) { .binary = e->o->iperf3, .host = e->host, .port = e->port, .seconds = e->seconds,
+        e->req = (IperfRequest) { .binary = e->o->iperf3, .binary_fd = e->iperf3_fd, .host = e->host, .port = e->port, .seconds = e->seconds,
                                   .bind_dev = e->ifname };
         if (getrandom(&e->rng, sizeof(e->rng), GRND_NONBLOCK) != sizeof(e->rng) || e->rng == 0)
                 e->rng = now_monotonic_usec() | 1;
@@ -313,10 +313,11 @@ static int finish(Experiment *e, int r, bool take_back_failed) {
 
 int cmd_experiment(const Options *o) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_close_ int lock = -1;
+        _cleanup_close_ int lock = -1, iperf3_fd = -1;
         struct sigaction old[ELEMENTSOF(signals) + 1];
         Experiment e = {
                 .o = o,
+                .iperf3_fd = -1,
                 .rounds = o->rounds ?: ROUNDS_DEFAULT,
                 .seconds = o->seconds ?: SECONDS_DEFAULT,
                 .idle_seconds = o->idle_seconds ?: IDLE_SECONDS_DEFAULT,
@@ -326,6 +327,7 @@ int cmd_experiment(const Options *o) {
         int ret, r;
 
         r = check_arguments(o, &e);
+        iperf3_fd = e.iperf3_fd;
         if (r != 0)
                 return r;
         if (context_check_privileges(o, "experiment") < 0)

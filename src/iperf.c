@@ -8,7 +8,9 @@
 #include <pwd.h>
 #include <grp.h>
 #include <sys/prctl.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -118,9 +120,13 @@ __attribute__((noreturn)) static void child_exec(const IperfRequest *req, const 
         null = open("/dev/null", O_RDWR | O_CLOEXEC);
         if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0)
                 _exit(IPERF_EXIT_SETUP);
-        /* Nothing of ours but the three: no lock, no bus connection, no journal. */
-        if (close_range(3, ~0U, 0) < 0)
-                for (int fd = 3; fd < 1024; fd++)
+        /* The checked binary as fd 3, without close-on-exec: a script's interpreter opens it as
+         * /dev/fd/3 (an ELF binary leaves it unused). */
+        if (req->binary_fd > 0 && ((req->binary_fd != 3 && dup2(req->binary_fd, 3) < 0) || fcntl(3, F_SETFD, 0) < 0))
+                _exit(IPERF_EXIT_SETUP); /* (dup2 onto itself would keep close-on-exec) */
+        /* Nothing of ours but these: no lock, no bus connection, no journal. */
+        if (close_range(req->binary_fd > 0 ? 4 : 3, ~0U, 0) < 0)
+                for (int fd = req->binary_fd > 0 ? 4 : 3; fd < 1024; fd++)
                         (void) close(fd);
         if (cred->drop && (setgroups(0, NULL) < 0 || setresgid(cred->gid, cred->gid, cred->gid) < 0 ||
                            setresuid(cred->uid, cred->uid, cred->uid) < 0))
@@ -146,26 +152,43 @@ __attribute__((noreturn)) static void child_exec(const IperfRequest *req, const 
         if (req->reverse)
                 argv[n++] = "--reverse";
         argv[n] = NULL;
-        execve(argv[0], (char *const *) argv, envp);
+        if (req->binary_fd > 0)
+                (void) syscall(SYS_execveat, 3, "", (char *const *) argv, envp, AT_EMPTY_PATH);
+        else
+                execve(argv[0], (char *const *) argv, envp);
         _exit(127);
 }
 
-int iperf_binary_trusted(const char *path, char *err, size_t size) {
-        _cleanup_free_ char *real = NULL;
+int iperf_binary_open(const char *path, char *err, size_t size) {
+        _cleanup_close_ int fd = -1;
+        char link[64], real[PATH_MAX];
         struct stat st;
-        char *slash;
+        ssize_t k;
 
         if (path[0] != '/')
                 return snprintf(err, size, "not an absolute path"), -EINVAL;
-        real = realpath(path, NULL);
-        if (!real)
+        /*
+         * Opened once, and that file is what runs (execveat of this fd): a symbolic link in a
+         * directory another user controls can be swapped after the check, the file opened here
+         * cannot (security review R2). O_PATH: nothing is read; the child hands it to the exec
+         * on a descriptor of its own, so this one closes on exec.
+         */
+        fd = open(path, O_PATH | O_CLOEXEC);
+        if (fd < 0)
                 return snprintf(err, size, "%s", strerror(errno)), -errno;
-        if (stat(real, &st) < 0)
+        if (fstat(fd, &st) < 0)
                 return snprintf(err, size, "%s", strerror(errno)), -errno;
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+        k = readlink(link, real, sizeof(real) - 1);
+        if (k <= 0 || real[0] != '/')
+                return snprintf(err, size, "cannot tell where %s is (%s)", path, k < 0 ? strerror(errno) : "no path"), -EIO;
+        real[k] = 0;
         if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111))
                 return snprintf(err, size, "%s is not an executable file", real), -EACCES;
         /* The file, then each directory up to /: root's, and nobody else may change it or swap an entry. */
         for (bool file = true;; file = false) {
+                char *slash;
+
                 if (st.st_uid != 0)
                         return snprintf(err, size, "%s belongs to uid %u, not root", real[0] ? real : "/", (unsigned) st.st_uid),
                                -EPERM;
@@ -173,11 +196,17 @@ int iperf_binary_trusted(const char *path, char *err, size_t size) {
                         return snprintf(err, size, "another user can write %s", real[0] ? real : "/"), -EPERM;
                 slash = strrchr(real, '/');
                 if (!slash || (slash == real && !real[1]) || !real[0])
-                        return 0;
+                        return TAKE_FD(fd);
                 *slash = 0;
                 if (stat(real[0] ? real : "/", &st) < 0)
                         return snprintf(err, size, "%s", strerror(errno)), -errno;
         }
+}
+
+int iperf_binary_trusted(const char *path, char *err, size_t size) {
+        _cleanup_close_ int fd = iperf_binary_open(path, err, size);
+
+        return fd < 0 ? fd : 0;
 }
 
 /*

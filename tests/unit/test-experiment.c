@@ -561,6 +561,47 @@ static void test_iperf_binary_trusted(void **state) {
         assert_int_equal(iperf_binary_trusted(dir, err, sizeof(err)), 0);
 }
 
+/* What was checked is what runs (security review R2): a link swapped after the check changes nothing. */
+static void test_iperf_swapped(void **state) {
+        char dir[512], good[600], evil[600], link[600], tmp[600], err[256];
+        IperfRequest req = { .host = "x", .seconds = 1 };
+        IperfResult r;
+        int fd;
+
+        if (geteuid() != 0)
+                skip(); /* iperf_binary_open takes root's files only */
+        snprintf(dir, sizeof(dir), "%s/swap", tmpdir);
+        assert_int_equal(mkdir(dir, 0755), 0);
+        assert_int_equal(chmod(tmpdir, 0755), 0);
+        for (int i = 0; i < 2; i++) {
+                char *path = i ? evil : good;
+                FILE *f;
+
+                snprintf(path, 600, "%s/%s", dir, i ? "evil" : "good");
+                f = fopen(path, "w");
+                assert_non_null(f);
+                fprintf(f, "#!/bin/sh\necho '{\"end\":{\"sum_received\":{\"bits_per_second\":%s}}}'\n", i ? "9e9" : "1e8");
+                fclose(f);
+                assert_int_equal(chmod(path, 0755), 0);
+        }
+        snprintf(link, sizeof(link), "%s/iperf3", dir);
+        assert_int_equal(symlink(good, link), 0);
+        fd = iperf_binary_open(link, err, sizeof(err));
+        assert_true(fd > 2);
+        /* Swapped between the check and the run. */
+        snprintf(tmp, sizeof(tmp), "%s/iperf3.new", dir);
+        assert_int_equal(symlink(evil, tmp), 0);
+        assert_int_equal(rename(tmp, link), 0);
+        req.binary = link;
+        req.binary_fd = fd;
+        assert_int_equal(iperf_run(&req, NULL, &r, err, sizeof(err)), 0);
+        assert_true(fabs(r.mbps - 100) < 1e-9); /* the one checked */
+        req.binary_fd = 0;
+        assert_int_equal(iperf_run(&req, NULL, &r, err, sizeof(err)), 0);
+        assert_true(fabs(r.mbps - 9000) < 1e-9); /* by name: the swap is real */
+        close(fd);
+}
+
 static int setup(void **state) {
         return mkdtemp(tmpdir) ? 0 : -1;
 }
@@ -581,6 +622,7 @@ int main(void) {
                 cmocka_unit_test(test_iperf_json),
                 cmocka_unit_test(test_iperf_run),
                 cmocka_unit_test(test_iperf_binary_trusted),
+                cmocka_unit_test(test_iperf_swapped),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
