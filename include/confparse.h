@@ -6,10 +6,14 @@
 /* Complaints about input files, each "file:line: message"; all are kept, not just the first. */
 typedef struct Diagnostics {
         char **msgs;
-        size_t n;
+        size_t n, allocated;
         char **files;    /* per message, for diag_sort() */
         unsigned *lines;
+        void *per_file;  /* tsearch(3) tree: each file's count of problems (DIAG_MAX_PER_FILE) */
 } Diagnostics;
+
+/* Problems kept per file; beyond them one message says how many more there are. */
+#define DIAG_MAX_PER_FILE 100
 
 void diag_add(Diagnostics *d, const char *file, unsigned line, const char *fmt, ...) _printf_(4, 5);
 void diag_done(Diagnostics *d);

@@ -4,40 +4,114 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <ini.h>
+#include <search.h>
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include "confparse.h"
 
+static void free_nothing(void *p) {
+        (void) p;
+}
+
+/* Per file: how many problems it has, and where its "N more" message stands once it has too many. */
+typedef struct FileCount {
+        char *file;
+        size_t count;
+        size_t more_at; /* index of the message that says how many more, when count > DIAG_MAX_PER_FILE */
+} FileCount;
+
+static int file_count_compare(const void *a, const void *b) {
+        return strcmp(((const FileCount *) a)->file, ((const FileCount *) b)->file);
+}
+
+static void file_count_free(void *p) {
+        FileCount *fc = p;
+        free(fc->file);
+        free(fc);
+}
+
+/* Appends one message, without counting it against its file. */
+static int diag_push(Diagnostics *d, const char *file, unsigned line, char *s) {
+        if (d->n == d->allocated) {
+                size_t want = d->allocated ? d->allocated * 2 : 16;
+                unsigned *nl = reallocarray(d->lines, want, sizeof(unsigned));
+                char **nf, **nm;
+
+                if (nl)
+                        d->lines = nl;
+                nf = nl ? reallocarray(d->files, want, sizeof(char *)) : NULL;
+                if (nf)
+                        d->files = nf;
+                nm = nf ? reallocarray(d->msgs, want, sizeof(char *)) : NULL;
+                if (!nm) {
+                        free(s);
+                        return -ENOMEM;
+                }
+                d->msgs = nm;
+                d->allocated = want;
+        }
+        d->files[d->n] = strdup(file ?: "");
+        d->lines[d->n] = line;
+        d->msgs[d->n++] = s;
+        return 0;
+}
+
+static char *diag_format(const char *file, unsigned line, const char *msg) {
+        char *s;
+
+        if (line > 0 ? asprintf(&s, "%s:%u: %s", file, line, msg) < 0 : asprintf(&s, "%s: %s", file, msg) < 0)
+                return NULL;
+        return s;
+}
+
+#define DIAG_MORE_FORMAT "more than %d problems: %zu more are not shown"
+
+/*
+ * The first DIAG_MAX_PER_FILE problems of a file are kept; after them one message says how many
+ * more there are (security review R6: 100,000 problem lines cost minutes to keep, sort and print).
+ */
 void diag_add(Diagnostics *d, const char *file, unsigned line, const char *fmt, ...) {
+        FileCount key = { .file = (char *) (file ?: "") }, **found;
         char msg[512], *s;
-        unsigned *nl;
-        char **nf;
         va_list ap;
 
+        found = tsearch(&key, &d->per_file, file_count_compare);
+        if (!found)
+                return;
+        if (*found == &key) {
+                FileCount *fc = calloc(1, sizeof(*fc));
+                if (!fc || !(fc->file = strdup(key.file))) {
+                        free(fc);
+                        tdelete(&key, &d->per_file, file_count_compare);
+                        return;
+                }
+                *found = fc;
+        }
+        if (++(*found)->count > DIAG_MAX_PER_FILE) {
+                char more[128];
+                size_t n = (*found)->count - DIAG_MAX_PER_FILE;
+
+                snprintf(more, sizeof(more), DIAG_MORE_FORMAT, DIAG_MAX_PER_FILE, n);
+                s = diag_format(key.file, 0, more);
+                if (!s)
+                        return;
+                if (n == 1) {
+                        (*found)->more_at = d->n;
+                        (void) diag_push(d, key.file, 0, s);
+                } else {
+                        free(d->msgs[(*found)->more_at]);
+                        d->msgs[(*found)->more_at] = s;
+                }
+                return;
+        }
         va_start(ap, fmt);
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
-        if (line > 0) {
-                if (asprintf(&s, "%s:%u: %s", file, line, msg) < 0)
-                        return;
-        } else if (asprintf(&s, "%s: %s", file, msg) < 0)
-                return;
-        nl = reallocarray(d->lines, d->n + 1, sizeof(unsigned));
-        if (nl)
-                d->lines = nl;
-        nf = reallocarray(d->files, d->n + 1, sizeof(char *));
-        if (nf)
-                d->files = nf;
-        if (!nl || !nf) {
-                free(s);
-                return;
-        }
-        d->files[d->n] = strdup(file);
-        d->lines[d->n] = line;
-        if (strv_push(&d->msgs, &d->n, s) < 0)
-                free(d->files[d->n]);
+        s = diag_format(key.file, line, msg);
+        if (s)
+                (void) diag_push(d, key.file, line, s);
 }
 
 bool diag_names_file(const Diagnostics *d, const char *file) {
@@ -82,36 +156,97 @@ void diag_add_message(Diagnostics *d, const char *file, unsigned line, const cha
 }
 
 void diag_copy(Diagnostics *to, const Diagnostics *from, size_t i) {
-        diag_add_message(to, from->files[i], from->lines[i], from->msgs[i]);
+        char more[64];
+
+        /* A file's "N more" says so again where it is copied, as it is. */
+        snprintf(more, sizeof(more), "more than %d problems: ", DIAG_MAX_PER_FILE);
+        if (from->lines[i] == 0 && strstr(from->msgs[i], more))
+                (void) diag_push(to, from->files[i], 0, strdup(from->msgs[i]));
+        else
+                diag_add_message(to, from->files[i], from->lines[i], from->msgs[i]);
 }
 
 void diag_done(Diagnostics *d) {
         strv_free(d->files, d->n);
         free(d->lines);
         strv_free(d->msgs, d->n);
+        tdestroy(d->per_file, file_count_free);
         *d = (Diagnostics) {};
 }
 
+typedef struct SortKey {
+        size_t file_rank, index;
+        unsigned line;
+} SortKey;
+
+static int sort_key_compare(const void *a, const void *b) {
+        const SortKey *x = a, *y = b;
+
+        if (x->file_rank != y->file_rank)
+                return x->file_rank < y->file_rank ? -1 : 1;
+        if (x->line != y->line)
+                return x->line < y->line ? -1 : 1;
+        return x->index < y->index ? -1 : x->index > y->index;
+}
+
+typedef struct FileRank {
+        const char *file;
+        size_t rank;
+} FileRank;
+
+static int file_rank_compare(const void *a, const void *b) {
+        return strcmp(((const FileRank *) a)->file, ((const FileRank *) b)->file);
+}
+
 void diag_sort(Diagnostics *d) {
-        /* Stable insertion sort: diagnostics are few. */
-        for (size_t i = 1; i < d->n; i++)
-                for (size_t j = i; j > 0; j--) {
-                        size_t fa = 0, fb = 0;
-                        /* the index of each file's first message */
-                        while (fa < j && !streq(d->files[fa] ?: "", d->files[j - 1] ?: ""))
-                                fa++;
-                        while (fb < j && !streq(d->files[fb] ?: "", d->files[j] ?: ""))
-                                fb++;
-                        if (fa < fb || (fa == fb && d->lines[j - 1] <= d->lines[j]))
-                                break;
-                        char *m = d->msgs[j], *f = d->files[j];
-                        unsigned l = d->lines[j];
-                        d->msgs[j] = d->msgs[j - 1];
-                        d->files[j] = d->files[j - 1];
-                        d->lines[j] = d->lines[j - 1];
-                        d->msgs[j - 1] = m;
-                        d->files[j - 1] = f;
-                        d->lines[j - 1] = l;
+        _cleanup_free_ SortKey *keys = NULL;
+        _cleanup_free_ FileRank *ranks = NULL;
+        _cleanup_free_ char **msgs = NULL, **files = NULL;
+        _cleanup_free_ unsigned *lines = NULL;
+        void *tree = NULL;
+        size_t n_files = 0;
+
+        if (d->n < 2)
+                return;
+        keys = calloc(d->n, sizeof(*keys));
+        ranks = calloc(d->n, sizeof(*ranks));
+        msgs = calloc(d->n, sizeof(*msgs));
+        files = calloc(d->n, sizeof(*files));
+        lines = calloc(d->n, sizeof(*lines));
+        if (!keys || !ranks || !msgs || !files || !lines)
+                return; /* left in the order they came */
+        /* Files in the order they were first complained about; lines in order within each; stable. */
+        for (size_t i = 0; i < d->n; i++) {
+                FileRank *r;
+                const FileRank **found;
+
+                ranks[n_files] = (FileRank) { d->files[i] ?: "", n_files };
+                found = tsearch(&ranks[n_files], &tree, file_rank_compare);
+                if (!found) {
+                        tdestroy(tree, free_nothing);
+                        return;
+                }
+                r = (FileRank *) *found;
+                if (r == &ranks[n_files])
+                        n_files++;
+                keys[i] = (SortKey) { r->rank, i, d->lines[i] };
+        }
+        tdestroy(tree, free_nothing);
+        qsort(keys, d->n, sizeof(*keys), sort_key_compare);
+        for (size_t i = 0; i < d->n; i++) {
+                msgs[i] = d->msgs[keys[i].index];
+                files[i] = d->files[keys[i].index];
+                lines[i] = d->lines[keys[i].index];
+        }
+        memcpy(d->msgs, msgs, d->n * sizeof(*msgs));
+        memcpy(d->files, files, d->n * sizeof(*files));
+        memcpy(d->lines, lines, d->n * sizeof(*lines));
+        /* The "N more" messages moved: tell their files where. */
+        for (size_t i = 0; i < d->n; i++)
+                if (d->lines[i] == 0) {
+                        FileCount key = { .file = d->files[i] ?: "" }, **fc = tfind(&key, &d->per_file, file_count_compare);
+                        if (fc && (*fc)->count > DIAG_MAX_PER_FILE && d->msgs[i] && strstr(d->msgs[i], "more are not shown"))
+                                (*fc)->more_at = i;
                 }
 }
 
