@@ -74,6 +74,8 @@ int readlinkat_basename(int dfd, const char *name, char *buf, size_t size);
 int read_fd_bounded(int fd, size_t max, char **ret, size_t *ret_len);
 /* A record of our own, opened safely: see util.c. state_file_error() says why one was refused. */
 int state_file_open(const char *path);
+/* The same as a stream, a refusal logged with its path; NULL with errno set. */
+FILE *state_file_fopen(const char *path);
 const char *state_file_error(int error);
 /* A directory of our own to write into: not a link, nobody else's (see util.c); 0 when missing. */
 int directory_check_own(const char *dir);

@@ -221,16 +221,9 @@ int link_power_record_load(const char *state_dir, const char *slot, LinkPowerRec
 
         if ((r = record_path(state_dir, slot, "", path, sizeof(path))) < 0)
                 return r;
-        r = state_file_open(path);
-        if (state_file_error(r))
-                log_warning("%s: %s", path, state_file_error(r));
-        if (r < 0)
-                return r;
-        f = fdopen(r, "re");
-        if (!f) {
-                close(r);
+        f = state_file_fopen(path);
+        if (!f)
                 return -errno;
-        }
         while (fgets(line, sizeof(line), f)) {
                 line[strcspn(line, "\n")] = '\0';
                 if (sscanf(line, "state %15s", rec.state) == 1)

@@ -12,7 +12,6 @@
 #include <time.h>
 
 #include "backend.h"
-#include "log.h"
 #include "undo.h"
 
 #define UNDO_HEADER "# r8169-tuned undo journal 1"
@@ -526,21 +525,11 @@ bool undo_board_guard_recorded(const char *lib_dir, const char *slot, uint16_t x
         _cleanup_free_ char *path = NULL;
         _cleanup_fclose_ FILE *f = NULL;
         char line[300];
-        int fd;
 
         if (board_guard_path(lib_dir, slot, xid, &path) < 0)
                 return false;
-        fd = state_file_open(path);
-        if (state_file_error(fd))
-                log_warning("%s: %s", path, state_file_error(fd));
-        if (fd < 0)
-                return false;
-        f = fdopen(fd, "re");
-        if (!f) {
-                close(fd);
-                return false;
-        }
-        if (!fgets(line, sizeof(line), f))
+        f = state_file_fopen(path);
+        if (!f || !fgets(line, sizeof(line), f))
                 return false;
         line[strcspn(line, "\n")] = '\0';
         /* The first line names the board: a record of another board is not this one's. */

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "quote.h"
 #include "util.h"
 
@@ -272,6 +273,22 @@ int state_file_open(const char *path) {
         return TAKE_FD(fd);
 }
 
+FILE *state_file_fopen(const char *path) {
+        int fd = state_file_open(path);
+        FILE *f;
+
+        if (state_file_error(fd))
+                log_warning("%s: %s", path, state_file_error(fd));
+        if (fd < 0) {
+                errno = -fd;
+                return NULL;
+        }
+        f = fdopen(fd, "re");
+        if (!f)
+                close(fd);
+        return f;
+}
+
 const char *state_file_error(int error) {
         switch (error) {
         case -ELOOP:
@@ -318,20 +335,28 @@ static int directory_trusted(const char *dir) {
         return 0;
 }
 
+/* Whether the directory path is in is trusted (directory_trusted); its name into buf, if given. */
+static int parent_trusted(const char *path, char *buf, size_t size) {
+        char parent[PATH_MAX];
+        int r = parent_of(path, parent, sizeof(parent));
+
+        if (r < 0)
+                return r;
+        if (buf && strscpy(buf, size, parent) < 0)
+                return -ENAMETOOLONG;
+        return directory_trusted(parent);
+}
+
 /*
  * A directory of our own to write files into or remove them from (the profile drop-in's
  * CONFIG.d): not a symbolic link, which is never followed, root's (or ours) and writable by
  * nobody else, in a directory nobody else can swap it in. Missing is fine: it is made.
  */
 int directory_check_own(const char *dir) {
-        char parent[PATH_MAX];
         struct stat st;
         int r;
 
-        r = parent_of(dir, parent, sizeof(parent));
-        if (r < 0)
-                return r;
-        r = directory_trusted(parent);
+        r = parent_trusted(dir, NULL, 0);
         if (r < 0)
                 return r;
         if (lstat(dir, &st) < 0)
@@ -350,10 +375,7 @@ int write_file_check(const char *path) {
         struct stat st;
         int r;
 
-        r = parent_of(path, dir, sizeof(dir));
-        if (r < 0)
-                return r;
-        r = directory_trusted(dir);
+        r = parent_trusted(path, dir, sizeof(dir));
         if (r < 0)
                 return r;
         if (access(dir, W_OK) < 0)
