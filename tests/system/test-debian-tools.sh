@@ -102,7 +102,9 @@ echo "== autopkgtest"
 t0=$SECONDS
 testbed=$TMP/testbed
 mkdir "$testbed"
-tar -C "$testbed" -xzf "$base"
+# However piuparts packed it: gzip by 1.1 (Debian 12), not gzip by 1.6 (Debian 13: "not in gzip
+# format" for tar -z); tar tells by itself.
+tar -C "$testbed" -xf "$base"
 cp /etc/resolv.conf "$testbed/etc/" 2>/dev/null || true
 set +e
 unshare --mount --propagation private sh -c '
