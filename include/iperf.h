@@ -41,7 +41,7 @@ int iperf_parse_json(const char *text, size_t len, IperfResult *ret, char *err, 
  * (a sticky directory, as /tmp, may be on the way). 0, or -errno with why in err.
  */
 int iperf_binary_trusted(const char *path, char *err, size_t size);
-/* The same checks on a file opened once: its descriptor (O_PATH), to run through IperfRequest.binary_fd. */
+/* The same checks on a file opened once: its descriptor (O_PATH, above 2), to run through IperfRequest.binary_fd. */
 int iperf_binary_open(const char *path, char *err, size_t size);
 /*
  * Runs one test. The child holds no privilege: run as root, it runs as "nobody" (no groups,

@@ -32,7 +32,8 @@ void json_i64(JsonWriter *w, int64_t v);
 void json_bool(JsonWriter *w, bool b);
 void json_null(JsonWriter *w);
 /* A number rounded to at most `decimals` places, in its shortest form (2, 0.5, 1.25: never
- * 2.000, so every JSON reader shows the same text); NaN and infinities as null. */
+ * 2.000, so every JSON reader shows the same text); NaN, infinities and a number too long to
+ * print (over 63 characters) as null. */
 void json_decimal(JsonWriter *w, double v, int decimals);
 /* Space-separated words as an array of strings; NULL: []. */
 void json_words(JsonWriter *w, const char *words);

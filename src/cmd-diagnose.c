@@ -806,17 +806,27 @@ static void md_footer(FILE *out, const Diagnose *d) {
         if (d->problems.n == 0)
                 fprintf(out, "None (check-config finds nothing).\n");
         else {
-                fprintf(out, "```\n");
-                diag_print(&d->problems, out);
-                fprintf(out, "```\n");
+                /* A problem quotes what a file says (a key, a section name): escaped, fenced. */
+                char **lines = calloc(d->problems.n, sizeof(char *));
+
+                if (!lines) {
+                        fprintf(out, "(not shown: out of memory)\n");
+                } else {
+                        for (size_t i = 0; i < d->problems.n; i++)
+                                lines[i] = quote_text(d->problems.msgs[i], QUOTE_CONTROLS);
+                        md_code_block(out, lines, d->problems.n);
+                        strv_free(lines, d->problems.n);
+                }
         }
         fprintf(out, "\n## Not read\n\n");
         if (d->unread.n == 0)
                 fprintf(out, "Everything was read.\n");
         for (size_t i = 0; i < d->unread.n; i++) {
                 const Unread *u = &d->unread.v[i];
-                fprintf(out, "- %s: %s%s%s%s\n", u->what, u->message, u->error ? " (" : "", u->error ? report_errno_name(u->error) : "",
-                        u->error ? ")" : "");
+                _cleanup_free_ char *what = quote_text(u->what, QUOTE_MARKDOWN_INLINE),
+                                    *message = quote_text(u->message, QUOTE_MARKDOWN_INLINE);
+                fprintf(out, "- %s: %s%s%s%s\n", what ?: "?", message ?: "?", u->error ? " (" : "",
+                        u->error ? report_errno_name(u->error) : "", u->error ? ")" : "");
         }
 }
 

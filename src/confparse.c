@@ -32,8 +32,10 @@ static void file_count_free(void *p) {
         free(fc);
 }
 
-/* Appends one message, without counting it against its file. */
+/* Appends one message (taking s), without counting it against its file. */
 static int diag_push(Diagnostics *d, const char *file, unsigned line, char *s) {
+        if (!s)
+                return -ENOMEM;
         if (d->n == d->allocated) {
                 size_t want = d->allocated ? d->allocated * 2 : 16;
                 unsigned *nl = reallocarray(d->lines, want, sizeof(unsigned));
@@ -68,6 +70,15 @@ static char *diag_format(const char *file, unsigned line, const char *msg) {
 
 #define DIAG_MORE_FORMAT "more than %d problems: %zu more are not shown"
 
+/* Whether a message is a file's "N more" (here or as the service sent it): it is not counted
+ * again where it is copied, and it sorts after the problems it stands for. */
+static bool diag_is_more(const char *msg, unsigned line) {
+        char more[64];
+
+        snprintf(more, sizeof(more), "more than %d problems: ", DIAG_MAX_PER_FILE);
+        return line == 0 && msg && strstr(msg, more) && strstr(msg, " more are not shown");
+}
+
 /*
  * The first DIAG_MAX_PER_FILE problems of a file are kept; after them one message says how many
  * more there are (security review R6: 100,000 problem lines cost minutes to keep, sort and print).
@@ -87,6 +98,7 @@ void diag_add(Diagnostics *d, const char *file, unsigned line, const char *fmt, 
                         tdelete(&key, &d->per_file, file_count_compare);
                         return;
                 }
+                fc->more_at = SIZE_MAX;
                 *found = fc;
         }
         if (++(*found)->count > DIAG_MAX_PER_FILE) {
@@ -97,9 +109,9 @@ void diag_add(Diagnostics *d, const char *file, unsigned line, const char *fmt, 
                 s = diag_format(key.file, 0, more);
                 if (!s)
                         return;
-                if (n == 1) {
-                        (*found)->more_at = d->n;
-                        (void) diag_push(d, key.file, 0, s);
+                if ((*found)->more_at == SIZE_MAX) {
+                        if (diag_push(d, key.file, 0, s) >= 0)
+                                (*found)->more_at = d->n - 1;
                 } else {
                         free(d->msgs[(*found)->more_at]);
                         d->msgs[(*found)->more_at] = s;
@@ -152,18 +164,15 @@ const char *diag_text(const Diagnostics *d, size_t i) {
 }
 
 void diag_add_message(Diagnostics *d, const char *file, unsigned line, const char *msg) {
-        diag_add(d, file, line, "%s", message_after_file(file, msg));
+        /* A file's "N more" says so again where it is copied (diag_copy, the service's list), as it is. */
+        if (diag_is_more(msg, line))
+                (void) diag_push(d, file, 0, strdup(msg));
+        else
+                diag_add(d, file, line, "%s", message_after_file(file, msg));
 }
 
 void diag_copy(Diagnostics *to, const Diagnostics *from, size_t i) {
-        char more[64];
-
-        /* A file's "N more" says so again where it is copied, as it is. */
-        snprintf(more, sizeof(more), "more than %d problems: ", DIAG_MAX_PER_FILE);
-        if (from->lines[i] == 0 && strstr(from->msgs[i], more))
-                (void) diag_push(to, from->files[i], 0, strdup(from->msgs[i]));
-        else
-                diag_add_message(to, from->files[i], from->lines[i], from->msgs[i]);
+        diag_add_message(to, from->files[i], from->lines[i], from->msgs[i]);
 }
 
 void diag_done(Diagnostics *d) {
@@ -229,7 +238,8 @@ void diag_sort(Diagnostics *d) {
                 r = (FileRank *) *found;
                 if (r == &ranks[n_files])
                         n_files++;
-                keys[i] = (SortKey) { r->rank, i, d->lines[i] };
+                /* A file's "N more" after its problems. */
+                keys[i] = (SortKey) { r->rank, i, diag_is_more(d->msgs[i], d->lines[i]) ? UINT_MAX : d->lines[i] };
         }
         tdestroy(tree, free_nothing);
         qsort(keys, d->n, sizeof(*keys), sort_key_compare);
@@ -243,9 +253,9 @@ void diag_sort(Diagnostics *d) {
         memcpy(d->lines, lines, d->n * sizeof(*lines));
         /* The "N more" messages moved: tell their files where. */
         for (size_t i = 0; i < d->n; i++)
-                if (d->lines[i] == 0) {
+                if (diag_is_more(d->msgs[i], d->lines[i])) {
                         FileCount key = { .file = d->files[i] ?: "" }, **fc = tfind(&key, &d->per_file, file_count_compare);
-                        if (fc && (*fc)->count > DIAG_MAX_PER_FILE && d->msgs[i] && strstr(d->msgs[i], "more are not shown"))
+                        if (fc && (*fc)->more_at != SIZE_MAX)
                                 (*fc)->more_at = i;
                 }
 }

@@ -195,8 +195,17 @@ int iperf_binary_open(const char *path, char *err, size_t size) {
                 if ((st.st_mode & 022) && (file || !(st.st_mode & S_ISVTX)))
                         return snprintf(err, size, "another user can write %s", real[0] ? real : "/"), -EPERM;
                 slash = strrchr(real, '/');
-                if (!slash || (slash == real && !real[1]) || !real[0])
+                if (!slash || (slash == real && !real[1]) || !real[0]) {
+                        /* Above stdio, which the child replaces first (and 0 means "none" in IperfRequest). */
+                        if (fd <= STDERR_FILENO) {
+                                int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+                                if (high < 0)
+                                        return snprintf(err, size, "%s", strerror(errno)), -errno;
+                                close(fd);
+                                fd = high;
+                        }
                         return TAKE_FD(fd);
+                }
                 *slash = 0;
                 if (stat(real[0] ? real : "/", &st) < 0)
                         return snprintf(err, size, "%s", strerror(errno)), -errno;

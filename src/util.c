@@ -268,7 +268,7 @@ int state_file_open(const char *path) {
                 return -errno;
         if (!S_ISREG(st.st_mode))
                 return S_ISDIR(st.st_mode) ? -EISDIR : -EBADF;
-        if (st.st_uid != 0 && st.st_uid != geteuid())
+        if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022))
                 return -EPERM;
         return TAKE_FD(fd);
 }
@@ -298,7 +298,7 @@ const char *state_file_error(int error) {
         case -EISDIR:
                 return "a directory, not a record: ignored";
         case -EPERM:
-                return "belongs to another user: ignored";
+                return "belongs to another user, or another user can write it: ignored";
         default:
                 return NULL;
         }
@@ -353,12 +353,19 @@ static int parent_trusted(const char *path, char *buf, size_t size) {
  * nobody else, in a directory nobody else can swap it in. Missing is fine: it is made.
  */
 int directory_check_own(const char *dir) {
+        char parent[PATH_MAX];
         struct stat st;
         int r;
 
-        r = parent_trusted(dir, NULL, 0);
+        r = parent_trusted(dir, parent, sizeof(parent));
         if (r < 0)
                 return r;
+        /* Not even a sticky one (as /tmp): another user could make the name a link between this
+         * check and the mkdir that follows it. */
+        if (stat(parent, &st) < 0)
+                return -errno;
+        if (st.st_mode & 022)
+                return -EPERM;
         if (lstat(dir, &st) < 0)
                 return errno == ENOENT ? 0 : -errno;
         if (S_ISLNK(st.st_mode))

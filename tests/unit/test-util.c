@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "confparse.h"
 #include "log.h"
 #include "quote.h"
 #include "util.h"
@@ -220,6 +221,34 @@ static void test_quote(void **state) {
         assert_int_equal(quote_fence_length(lines, 3), 5);
 }
 
+/* A file's problems stop at DIAG_MAX_PER_FILE, its "N more" after them, kept as it is when copied
+ * (the service's list, read back by verify) (security review R6). */
+static void test_diag_cap(void **state) {
+        Diagnostics d = {}, copy = {};
+
+        for (unsigned i = 150; i > 0; i--) /* out of order: sorted below */
+                diag_add(&d, "a.conf", i, "problem %u", i);
+        diag_add(&d, "b.conf", 7, "b's problem");
+        assert_int_equal(d.n, DIAG_MAX_PER_FILE + 2);
+        diag_sort(&d);
+        assert_int_equal(d.lines[0], 51); /* the first 100 that came (150..51), in line order */
+        assert_string_equal(d.msgs[0], "a.conf:51: problem 51");
+        assert_string_equal(d.msgs[DIAG_MAX_PER_FILE - 1], "a.conf:150: problem 150");
+        assert_string_equal(d.msgs[DIAG_MAX_PER_FILE], "a.conf: more than 100 problems: 50 more are not shown");
+        assert_string_equal(d.msgs[DIAG_MAX_PER_FILE + 1], "b.conf:7: b's problem");
+        /* one more after sorting: the "N more" it moved is the one updated */
+        diag_add(&d, "a.conf", 200, "problem 200");
+        assert_string_equal(d.msgs[DIAG_MAX_PER_FILE], "a.conf: more than 100 problems: 51 more are not shown");
+        for (size_t i = 0; i < d.n; i++)
+                diag_add_message(&copy, d.files[i], d.lines[i], d.msgs[i]);
+        assert_int_equal(copy.n, d.n);
+        for (size_t i = 0; i < d.n; i++)
+                assert_string_equal(copy.msgs[i], d.msgs[i]);
+        diag_done(&copy);
+        diag_done(&d);
+        (void) state;
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_parse_u64), cmocka_unit_test(test_bool),
@@ -228,6 +257,7 @@ int main(void) {
                 cmocka_unit_test(test_write_file_atomic),
                 cmocka_unit_test(test_printable),
                 cmocka_unit_test(test_quote),
+                cmocka_unit_test(test_diag_cap),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
