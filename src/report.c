@@ -79,12 +79,12 @@ void report_unknown_chip_advice(FILE *f, const Nic *n) {
                               ? "r8169-tuned could not identify this chip: no quirk applies to it, only the knob lines of a "
                                 "[device] section that names it; with assume-xid (r8169-tuned.conf(5)) in a section naming "
                                 "its slot, it is treated as that chip. To have it known: \"r8169-tuned diagnose > "
-                                "report.md\", and file that at " R8T_ISSUES_URL " (README: /usr/share/doc/r8169-tuned/README.md.gz, "
+                                "report.md\", and file that at " R8T_ISSUES_URL " (README: " R8T_DOC_DIR "/README.md.gz, "
                                 "\"Reporting a new chip\")."
                               : "r8169's chip table does not know this XID: no quirk applies to it, only the knob lines of a "
                                 "[device] section that names it; with assume-xid (r8169-tuned.conf(5)) in a section naming "
                                 "its slot, it is treated as a chip the table knows. To have it known: \"r8169-tuned diagnose > "
-                                "report.md\", and file that at " R8T_ISSUES_URL " (README: /usr/share/doc/r8169-tuned/README.md.gz, "
+                                "report.md\", and file that at " R8T_ISSUES_URL " (README: " R8T_DOC_DIR "/README.md.gz, "
                                 "\"Reporting a new chip\").");
 }
 
