@@ -24,6 +24,24 @@ typedef enum QuirkConfidence {
 const char *confidence_to_string(QuirkConfidence c);
 QuirkConfidence confidence_from_string(const char *s);
 
+/*
+ * Why a reported entry is only a suggestion (reported-because, required with that tier): its
+ * label is what plan, quirks and diagnose print beside the entry, so that an entry with strong
+ * numbers that another measurement contradicts never reads "without numbers".
+ */
+typedef enum QuirkDoubt {
+        DOUBT_NO_NUMBERS,   /* first-hand reports, no numbers */
+        DOUBT_CONTRADICTED, /* a measurement, and another that disagrees */
+        DOUBT_UNMEASURED,   /* measured (or only argued) elsewhere, never on this chip */
+        _DOUBT_MAX,
+        _DOUBT_INVALID = -EINVAL,
+} QuirkDoubt;
+
+/* "no-numbers", "contradicted", "unmeasured" and back; the label ("measurements disagree"). */
+const char *doubt_to_string(QuirkDoubt d);
+QuirkDoubt doubt_from_string(const char *s);
+const char *doubt_label(QuirkDoubt d);
+
 typedef struct Quirk {
         char *id;
         const char *file;   /* owned by the database */
@@ -41,6 +59,7 @@ typedef struct Quirk {
         KernelVersion kernel_default_since; /* r8169 itself does what the entry asks since this release */
         bool link_power_static; /* link-power = static: L1 is unsafe to switch on this chip */
         int confidence;         /* QuirkConfidence; _CONFIDENCE_INVALID until the entry says (it must) */
+        int reported_because;   /* QuirkDoubt; _DOUBT_INVALID unless the entry says (reported ones must) */
         /*
          * guard = tx-timeout: it turns on what the kernel keeps off for safety. Not planned for
          * a NIC whose link had a tx timeout, and never again on that board (undo.h's guard

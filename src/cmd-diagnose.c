@@ -677,8 +677,8 @@ static void md_knobs(FILE *out, const NicFacts *f) {
                         said = f->plan.suggested[k].why.quirk == q;
                 if (said)
                         continue;
-                fprintf(out, "%s- **%s** (suggested, reported: not applied): %s\n  - measure it: `%s`\n",
-                        j == 0 ? "\n### Suggestions\n\n" : "", q->id, q->reason,
+                fprintf(out, "%s- **%s** (suggested, reported: %s; not applied): %s\n  - measure it: `%s`\n",
+                        j == 0 ? "\n### Suggestions\n\n" : "", q->id, doubt_label(q->reported_because), q->reason,
                         quirk_experiment_line(q, nic_ifname(f->nic) ?: f->nic->slot, exp, sizeof(exp)));
         }
         if (f->plan.ignored)

@@ -24,6 +24,30 @@ QuirkConfidence confidence_from_string(const char *s) {
         return (QuirkConfidence) string_table_lookup(confidence_names, _CONFIDENCE_MAX, s);
 }
 
+static const char *const doubt_names[_DOUBT_MAX] = {
+        [DOUBT_NO_NUMBERS] = "no-numbers",
+        [DOUBT_CONTRADICTED] = "contradicted",
+        [DOUBT_UNMEASURED] = "unmeasured",
+};
+
+static const char *const doubt_labels[_DOUBT_MAX] = {
+        [DOUBT_NO_NUMBERS] = "reports without numbers",
+        [DOUBT_CONTRADICTED] = "measurements disagree",
+        [DOUBT_UNMEASURED] = "not measured on this chip",
+};
+
+const char *doubt_to_string(QuirkDoubt d) {
+        return d >= 0 && d < _DOUBT_MAX ? doubt_names[d] : NULL;
+}
+
+QuirkDoubt doubt_from_string(const char *s) {
+        return (QuirkDoubt) string_table_lookup(doubt_names, _DOUBT_MAX, s);
+}
+
+const char *doubt_label(QuirkDoubt d) {
+        return d >= 0 && d < _DOUBT_MAX ? doubt_labels[d] : "a suggestion";
+}
+
 const char *quirk_experiment_line(const Quirk *q, const char *name, char *buf, size_t size) {
         size_t n = 0;
         bool first = true;
@@ -213,6 +237,18 @@ static void parse_confidence(Quirk *q, const QuirkKey *k, const char *file, unsi
                 q->confidence = c;
 }
 
+static void parse_reported_because(Quirk *q, const QuirkKey *k, const char *file, unsigned line, const char *value,
+                                   Diagnostics *d) {
+        QuirkDoubt why = doubt_from_string(value);
+
+        if (why < 0)
+                diag_add(d, file, line, "bad reported-because \"%s\": expected no-numbers (reports without numbers), "
+                         "contradicted (a measurement another disagrees with) or unmeasured (never measured on this chip)",
+                         value);
+        /* Said, if wrongly: no second message that it is missing. */
+        q->reported_because = why < 0 ? _DOUBT_MAX : why;
+}
+
 static void parse_guard(Quirk *q, const QuirkKey *k, const char *file, unsigned line, const char *value, Diagnostics *d) {
         if (streq(value, "tx-timeout"))
                 q->guard_tx_timeout = true;
@@ -227,6 +263,7 @@ static const QuirkKey quirk_keys[] = {
         { "kernel-default-since", parse_kernel_default_since, 0, false },
         { "link-power", parse_link_power, 0, false },
         { "confidence", parse_confidence, 0, false },
+        { "reported-because", parse_reported_because, 0, false },
         { "guard", parse_guard, 0, false },
         { "reason", parse_text, offsetof(Quirk, reason), true },
         { "evidence", parse_text, offsetof(Quirk, evidence), true },
@@ -269,7 +306,8 @@ static void on_quirk_section(Loader *l, const char *file, unsigned line, const c
                 return;
         db->quirks = nq;
         db->quirks[db->n] = (Quirk) { .id = strdup(section), .file = db->files[db->n_files - 1], .line = line,
-                                      .end_line = UINT_MAX, .confidence = _CONFIDENCE_INVALID };
+                                      .end_line = UINT_MAX, .confidence = _CONFIDENCE_INVALID,
+                                      .reported_because = _DOUBT_INVALID };
         l->current_prev = (ssize_t) db->n;
         l->current = (ssize_t) db->n++;
 }
@@ -354,6 +392,12 @@ static void quirk_check_confidence(const Quirk *q, Diagnostics *d) {
         else if (q->confidence == CONFIDENCE_REPORTED && !any_set)
                 diag_add(d, q->file, q->line, "[%s] is a suggestion (confidence reported) with no knob an experiment "
                          "could measure", q->id);
+        else if (q->confidence == CONFIDENCE_REPORTED && q->reported_because < 0)
+                diag_add(d, q->file, q->line, "[%s] is a suggestion (confidence reported) that does not say why: give "
+                         "reported-because = no-numbers, contradicted or unmeasured", q->id);
+        if (q->confidence >= 0 && q->confidence != CONFIDENCE_REPORTED && q->reported_because >= 0)
+                diag_add(d, q->file, q->line, "[%s] has reported-because but confidence %s: it says why a reported entry "
+                         "is only a suggestion", q->id, confidence_to_string(q->confidence));
         if (!q->guard_tx_timeout)
                 return;
         /*

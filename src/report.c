@@ -489,6 +489,7 @@ static void provenance_json(JsonWriter *w, const Provenance *p) {
         json_kv_str(w, "source", provenance_kind_to_string(p->kind));
         json_kv_str(w, "quirk", q ? q->id : NULL);
         json_kv_str(w, "confidence", q ? confidence_to_string(q->confidence) : NULL);
+        json_kv_str(w, "reported_because", q ? doubt_to_string(q->reported_because) : NULL);
         json_kv_str(w, "guard", q && q->guard_tx_timeout ? "tx-timeout" : NULL);
         json_kv_str(w, "reason", q ? q->reason : NULL);
         json_kv_str(w, "evidence", q ? q->evidence : NULL);
@@ -837,7 +838,8 @@ static void plan_suggestions_hint(FILE *f, const NicPlan *p) {
                         said = p->suggested[k].why.quirk == q;
                 if (said)
                         continue;
-                fprintf(f, "  suggested by %s (reports without numbers): measure it on this machine with\n    %s\n", q->id,
+                fprintf(f, "  suggested by %s (%s): measure it on this machine with\n    %s\n", q->id,
+                        doubt_label(q->reported_because),
                         quirk_experiment_line(q, nic_ifname(p->nic) ?: p->nic->slot, line, sizeof(line)));
         }
         if (p->n_suggested > 0)
@@ -927,7 +929,10 @@ void report_quirk_text(FILE *f, const Quirk *q) {
         fprintf(f, "  confidence = %s (%s)\n", confidence_to_string(q->confidence),
                 q->confidence == CONFIDENCE_KERNEL     ? "a later kernel does this by default"
                 : q->confidence == CONFIDENCE_MEASURED ? "numbers before and after on a named machine"
-                                                       : "reports without numbers: a suggestion, applied only where accepted");
+                                                       : "a suggestion, applied only where accepted");
+        if (doubt_to_string(q->reported_because))
+                fprintf(f, "  reported-because = %s (%s)\n", doubt_to_string(q->reported_because),
+                        doubt_label(q->reported_because));
         if (q->guard_tx_timeout)
                 fputs("  guard = tx-timeout (taken back at a tx timeout on the NIC, and not applied again on that board)\n", f);
         if (q->kernel_default_since.known) {
@@ -1052,6 +1057,7 @@ void report_quirk_json(JsonWriter *w, const Quirk *q) {
                 json_null(w);
         json_kv_str(w, "link_power", q->link_power_static ? "static" : NULL);
         json_kv_str(w, "confidence", confidence_to_string(q->confidence));
+        json_kv_str(w, "reported_because", doubt_to_string(q->reported_because));
         json_kv_str(w, "guard", q->guard_tx_timeout ? "tx-timeout" : NULL);
         json_kv_str(w, "reason", q->reason);
         json_kv_str(w, "evidence", q->evidence);

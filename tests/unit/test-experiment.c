@@ -158,7 +158,7 @@ static void test_candidates(void **state) {
         /* An entry for a kernel range this machine is outside of, one of powersave, one for another chip. */
         write_quirks("[l12-old-kernels]\nconfidence = measured\nmatch-xid = 641/7cf\nmatch-kernel = 5.10..5.15\nprofiles = performance\nl1_2_aspm = 0\n"
                      "reason = r\nevidence = e\nreference = https://example.org/1\n"
-                     "[coalesce]\nconfidence = reported\nmatch-xid = 641/7cf\nprofiles = powersave\ngro_flush_timeout = 20000\nnapi_defer_hard_irqs = 1\n"
+                     "[coalesce]\nconfidence = reported\nreported-because = unmeasured\nmatch-xid = 641/7cf\nprofiles = powersave\ngro_flush_timeout = 20000\nnapi_defer_hard_irqs = 1\n"
                      "reason = r\nreference = https://example.org/2\n"
                      "[other-chip]\nconfidence = measured\nmatch-xid = 541/7cf\nprofiles = performance\nclkpm = 0\n"
                      "reason = r\nevidence = e\nreference = https://example.org/3\n");

@@ -343,7 +343,8 @@ static void test_quirk_evidence(void **state) {
 
         write_file("q3/a.conf",
                    "[speed]\nmatch-xid = 541\nprofiles = performance\nclkpm = 0\nreason = r\nreference = https://x/1\n"
-                   "[safety]\nmatch-xid = 509\nprofiles = performance powersave\ntso = off\nreason = r\nreference = https://x/2\nconfidence = reported\n"
+                   "[safety]\nmatch-xid = 509\nprofiles = performance powersave\ntso = off\nreason = r\nreference = https://x/2\n"
+                   "confidence = reported\nreported-because = no-numbers\n"
                    "[against-only]\nmatch-xid = 2c8/7c8\nprofiles = powersave\nsg = off\nreason = r\n"
                    "counter-evidence = c\nreference = https://x/3\n"
                    "[measured]\nmatch-xid = 641\nprofiles = performance\nl1_2_aspm = 0\nreason = r\n"
@@ -354,7 +355,7 @@ static void test_quirk_evidence(void **state) {
         diag_print(&d, stderr);
         assert_true(diag_has(&d, "a.conf:1: [speed] is a throughput fix (performance only) with no evidence"));
         assert_false(diag_has(&d, "[safety]"));
-        assert_true(diag_has(&d, "a.conf:14: [against-only] has counter-evidence but no evidence"));
+        assert_true(diag_has(&d, "a.conf:15: [against-only] has counter-evidence but no evidence"));
         assert_false(diag_has(&d, "[measured]"));
         assert_int_equal(db.n, 4);
         assert_string_equal(db.quirks[3].evidence, "Someone, a board, 6.1: 255 -> 670 Mb/s");
@@ -374,7 +375,7 @@ static void test_quirk_override_dir(void **state) {
         write_file("ship/20-a.conf", "[a]\nxid = 541/7cf\nprofiles = performance\nclkpm = 0\nreason = r\nevidence = e\nreference = https://x/a\nconfidence = measured\n");
         write_file("ship/30-b.conf", "[b]\nxid = 509/7cf\nprofiles = performance\ntso = on\nreason = r\nevidence = e\nreference = https://x/b\nconfidence = measured\n");
         write_file("etc/20-a.conf", "[a-local]\nxid = 541/7cf\nprofiles = performance\nclkpm = 1\nreason = r\nevidence = e\nreference = https://x/c\nconfidence = measured\n");
-        write_file("etc/10-c.conf", "[c]\nxid = 4c0/7cf\nprofiles = powersave\nsg = on\nreason = r\nreference = https://x/d\nconfidence = reported\n");
+        write_file("etc/10-c.conf", "[c]\nxid = 4c0/7cf\nprofiles = powersave\nsg = on\nreason = r\nreference = https://x/d\nconfidence = reported\nreported-because = no-numbers\n");
         snprintf(shipped, sizeof(shipped), "%s/ship", tmpdir);
         snprintf(etc, sizeof(etc), "%s/etc", tmpdir);
         assert_int_equal(quirk_db_load(&db, dirs, 2, &d), 0);
