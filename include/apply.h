@@ -33,6 +33,7 @@ typedef struct ApplyStats {
         unsigned unchanged;   /* already held it */
         unsigned failed;      /* asked for, does not hold */
         unsigned unsupported; /* asked for, the driver or kernel does not have it */
+        unsigned refused;     /* of those, refused only at the write: not as planned (plan wanted it) */
         unsigned restored;
         unsigned left_alone;  /* someone else changed it since: not restored */
         unsigned at_original; /* restore: back at its original already (by hand): nothing to write */

@@ -49,9 +49,10 @@ static void report_write_error(const Nic *n, const PlanItem *it, int r, const Et
         char want[KNOB_VALUE_MAX], old_s[KNOB_VALUE_MAX], e[256];
         const char *old = items_are_knobs(it->knob) ? fmt(it->knob, it->current.value, old_s) : NULL;
 
-        if (unsupported)
+        if (unsupported) {
                 st->unsupported++;
-        else
+                st->refused++;
+        } else
                 st->failed++;
         fmt(it->knob, it->desired, want);
         log_nic_knob(unsupported ? LOG_WARNING : LOG_ERR, unsupported ? R8T_MESSAGE_KNOB_UNSUPPORTED : R8T_MESSAGE_KNOB_FAILED, n,
@@ -587,7 +588,12 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
                         log_nic(LOG_WARNING, R8T_MESSAGE_KNOB_FAILED, n, r, "cannot update the undo journal %s: %m", j.path);
         }
         apply_summary(n, p, changes, &before, st);
-        return st->failed > before.failed || st->unsupported > before.unsupported ? -EIO : 0;
+        /*
+         * What the NIC does not have is a state of the NIC, as plan (skip) and verify (as planned)
+         * say, not a failure (issue 45 M1); a write the kernel refused after plan read the knob
+         * leaves it not as planned, and is one.
+         */
+        return st->failed > before.failed || st->refused > before.refused ? -EIO : 0;
 }
 
 int restore_nic(ApplyContext *ctx, const Nic *n, const char *slot, ApplyStats *st) {

@@ -46,8 +46,9 @@ static const Command commands[] = {
           "Example: r8169-tuned kernel-defaults --kernel-release 6.1.0" },
         { "knobs", cmd_knobs, ARGS_NONE, true, "Every knob r8169-tuned can set: backend, values, what it does", NULL },
         { "apply", cmd_apply, ARGS_NICS, false, "Apply the plan, recording originals first",
-          "Through the service when it runs. Exit status: 0 every value holds, 1 a write failed\n"
-          "or did not hold (the NIC and knob are named).\nExample: r8169-tuned apply enp1s0" },
+          "Through the service when it runs. Exit status: 0 every value holds (a knob the NIC does\n"
+          "not have is skipped, and said), 1 a write failed or did not hold (the NIC and knob are\n"
+          "named).\nExample: r8169-tuned apply enp1s0" },
         { "verify", cmd_verify, ARGS_NICS, true, "Exit 0 if every knob is as planned, else 1 and what differs",
           "Exit status: 0 every knob of the NICs is as planned and every file was read; 1 a knob\n"
           "differs, a NIC was given back by restore, a file has a problem or a NIC is unknown;\n"
@@ -132,6 +133,40 @@ static bool command_has_options(const char *name) {
         return false;
 }
 
+/* One table of exit codes for every command, direct or through the service (r8169-tuned(8) has the same). */
+static const struct {
+        const char *code, *meaning;
+} exit_codes[] = {
+        { "0", "Done: applied, nothing to do, a knob the NIC does not have (skipped, and said), a NIC given back by restore taken back by apply" },
+        { "1", "A write failed or did not hold; verify: a knob differs from the plan or a NIC was given back; a file has a problem; a NIC named is not there; root is needed" },
+        { "2", "Usage: an unknown command or option, a missing or bad option value, arguments where none go" },
+        { "128+N", "experiment: ended by signal N, once every value is as it was found (1 when one is not)" },
+};
+
+static void help_exit_codes(void) {
+        printf("\nExit status, the same directly and through the service:\n");
+        for (size_t i = 0; i < ELEMENTSOF(exit_codes); i++) {
+                /* Wrapped at 100 columns under the second column. */
+                const char *s = exit_codes[i].meaning;
+                bool first = true;
+                while (*s) {
+                        size_t len = strlen(s), cut = len;
+                        if (len > 72) {
+                                cut = 72;
+                                while (cut > 0 && s[cut] != ' ')
+                                        cut--;
+                                if (cut == 0)
+                                        cut = len;
+                        }
+                        printf("  %-8s%.*s\n", first ? exit_codes[i].code : "", (int) cut, s);
+                        s += cut;
+                        while (*s == ' ')
+                                s++;
+                        first = false;
+                }
+        }
+}
+
 static void help(void) {
         printf("Usage: r8169-tuned [OPTIONS] [COMMAND] [ARGS] [OPTIONS]\n\n"
                "Finds Realtek NICs, identifies the chip and tunes the knobs it needs.\n"
@@ -147,6 +182,7 @@ static void help(void) {
                         printf("\n%s options:\n", commands[i].name);
                         help_options(commands[i].name);
                 }
+        help_exit_codes();
 }
 
 static void help_command(const Command *c) {
