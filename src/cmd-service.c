@@ -61,6 +61,20 @@ bool service_follow_profile(Context *c, sd_bus *bus) {
         return true;
 }
 
+/*
+ * A call the service (or dbus-daemon's policy, before it) refused or could not answer. A refusal
+ * for want of root is said as such: dbus-daemon's own text (its rules, PIDs and command lines)
+ * means nothing to a user, and is kept for the debug level.
+ */
+static void service_call_failed(const char *what, const char *method, const sd_bus_error *e, int r) {
+        if (sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED) || r == -EACCES || r == -EPERM) {
+                log_debug("%s through r8169-tuned.service: %s", method, e->message ?: strerror(-r));
+                log_error("%s needs root: only root may change what r8169-tuned.service does (reading is for "
+                          "anyone; r8169-tuned(8), SECURITY).", what);
+        } else
+                log_error("%s through r8169-tuned.service: %s", method, e->message ?: strerror(-r));
+}
+
 static int append_args(sd_bus_message *m, const Options *o) {
         int r = sd_bus_message_open_container(m, 'a', "s");
         for (int i = 0; r >= 0 && i < o->n_args; i++)
@@ -80,7 +94,8 @@ static int service_call_nics(sd_bus *bus, const Options *o, const char *method, 
         if (r >= 0)
                 r = sd_bus_call(bus, m, 0, &error, reply);
         if (r < 0)
-                log_error("%s through r8169-tuned.service: %s", method, error.message ?: strerror(-r));
+                service_call_failed(streq(method, "Apply") ? "apply" : streq(method, "Restore") ? "restore" : "experiment", method,
+                                    &error, r);
         sd_bus_error_free(&error);
         return r;
 }
@@ -196,7 +211,7 @@ int service_reload(sd_bus *bus, const Options *o) {
 
         r = sd_bus_call_method(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, "Reload", &error, &reply, "");
         if (r < 0) {
-                log_error("Reload through r8169-tuned.service: %s", error.message ?: strerror(-r));
+                service_call_failed("reload", "Reload", &error, r);
                 sd_bus_error_free(&error);
                 return 1;
         }
@@ -309,10 +324,15 @@ static int profile_persist(const Options *o, const char *name) {
                 return -ENOMEM;
         r = directory_check_own(dir);
         if (r < 0)
-                return log_error_errno(r, "Cannot write into %s: %s.", dir, dropin_dir_refusal(r));
+                return log_error_errno(r, "%sannot write into %s: %s.", geteuid() != 0 ? "profile --persist needs root: c" : "C",
+                                       dir, dropin_dir_refusal(r));
         if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return log_error_errno(errno, "Cannot make %s: %m", dir);
+                return errno == EACCES && geteuid() != 0
+                               ? log_error_errno(errno, "profile --persist needs root: it writes into %s, which only root may.", dir)
+                               : log_error_errno(errno, "Cannot make %s: %m", dir);
         r = write_file_atomic(path, 0644, profile_dropin, name);
+        if (r == -EACCES && geteuid() != 0)
+                return log_error_errno(r, "profile --persist needs root: it writes %s, which only root may.", path);
         if (r < 0)
                 return log_error_errno(r, "Cannot write %s: %s.", path, write_file_refusal(r));
         log_info("Written to %s.", path);
@@ -357,7 +377,7 @@ static int profile_reset(const Options *o, sd_bus *bus) {
         reloaded = !o->persist || service_reload(bus, o) == 0;
         r = sd_bus_call_method(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, "SetProfile", &error, NULL, "s", "");
         if (r < 0) {
-                log_error("SetProfile through r8169-tuned.service: %s", error.message ?: strerror(-r));
+                service_call_failed("profile --reset", "SetProfile", &error, r);
                 sd_bus_error_free(&error);
                 return 1;
         }
@@ -390,7 +410,7 @@ int cmd_profile(const Options *o) {
         }
         r = sd_bus_call_method(bus, BUS_NAME, BUS_PATH, BUS_MANAGER, "SetProfile", &error, NULL, "s", name);
         if (r < 0) {
-                log_error("SetProfile through r8169-tuned.service: %s", error.message ?: strerror(-r));
+                service_call_failed("profile NAME", "SetProfile", &error, r);
                 sd_bus_error_free(&error);
                 return 1;
         }

@@ -254,6 +254,20 @@ for cmd in "--json verify" "profile"; do
                 as_nobody "$pub/r8169-tuned" --state-dir "$TMP/state" $cmd 2>&1 || true)
         eq "nobody: $cmd through the service, as root" "$want" "$got"
 done
+# What nobody may not do, nobody is told in words (issue 45 M2): "needs root", exit 1, and none
+# of dbus-daemon's rejection text (its rules, PIDs and command lines).
+for cmd in apply restore "profile powersave" "profile --reset" reload "profile powersave --persist"; do
+        # shellcheck disable=SC2086
+        set +e
+        got=$(ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+                as_nobody "$pub/r8169-tuned" --state-dir "$TMP/state" $cmd 2>&1)
+        rc=$?
+        set -e
+        eq "nobody: $cmd refused, exit 1" 1 "$rc"
+        contains "nobody: $cmd says root" "needs root: " "$got"
+        not_contains "nobody: $cmd, no dbus-daemon text" "uid=" "$got"
+done
+eq "nobody: nothing changed by them" performance "$(prop "$OBJ" "$IFACE" ActiveProfile)"
 # Verify reads every knob in the service's event loop and anyone may call it, but not without
 # end: 40 calls in a row over one connection, some refused (LimitsExceeded); root is not limited.
 out=$(as_nobody /usr/bin/python3 - 2>&1 <<'EOF'
