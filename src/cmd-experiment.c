@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <systemd/sd-bus.h>
 #include <unistd.h>
 
@@ -184,6 +185,28 @@ static void apply_tx_guard(Experiment *e) {
                                 e->trials[i].cand.skipped = "the link had a tx timeout: its L1 states stay as the guard keeps them";
 }
 
+/*
+ * The drop-in directory the README and the man page write into (CONFIG.d) does not exist until
+ * something puts a file there: made as profile --persist makes it, where only root can swap it.
+ */
+static int write_config_dir_make(const char *path) {
+        char dir[PATH_MAX];
+        const char *slash = strrchr(path, '/');
+        int r;
+
+        if (!slash || slash == path || (size_t) (slash - path) >= sizeof(dir))
+                return -ENOENT;
+        memcpy(dir, path, (size_t) (slash - path));
+        dir[slash - path] = '\0';
+        r = directory_check_own(dir);
+        if (r < 0)
+                return r;
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        log_info("Made %s for --write-config.", dir);
+        return write_file_check(path);
+}
+
 /* Every argument and path checked before anything is measured or changed (issue 33: a typo found after
  * 14 minutes of rounds): 0, or 2, a usage error, said. */
 static int check_arguments(const Options *o, Experiment *e) {
@@ -209,7 +232,9 @@ static int check_arguments(const Options *o, Experiment *e) {
                                  o->iperf3, err), 2;
         for (size_t i = 0; i < 2; i++) {
                 const char *path = i == 0 ? o->write_config : o->report;
-                if (path && (r = write_file_check(path)) < 0)
+                if (path && (r = write_file_check(path)) == -ENOENT && i == 0)
+                        r = write_config_dir_make(path);
+                if (path && r < 0)
                         return log_error("%s %s: cannot be written there: %s. See r8169-tuned --help.",
                                          i == 0 ? "--write-config" : "--report", path, write_file_refusal(r)), 2;
         }
