@@ -37,8 +37,13 @@ static void results_to_stdout(void) {
         (void) signal(SIGPIPE, SIG_IGN);
 }
 
+/*
+ * As the service applies (issue 45 M3): what an earlier apply set and the plan no longer asks
+ * for (a profile switched to powersave, a line removed) goes back to its original first, so
+ * that a knob only performance wanted does not stay behind while verify says as planned.
+ */
 static ApplyContext apply_context(Context *c, const Options *o) {
-        return (ApplyContext) { .backend = &c->backend, .state_dir = o->state_dir,
+        return (ApplyContext) { .backend = &c->backend, .state_dir = o->state_dir, .give_back = true,
                                 .fault_after = o->fault_after_writes, .fault_signal = o->fault_signal };
 }
 

@@ -402,6 +402,9 @@ int cmd_profile(const Options *o) {
         if (o->persist && profile_persist(o, name) < 0)
                 return 1;
         if (!service) {
+                if (o->persist && !o->json)
+                        log_info("Without the service, \"r8169-tuned apply\" puts it in force (and gives back what "
+                                 "only the profile before asked for).");
                 if (o->persist)
                         return o->json ? profile_show_here(o) : 0;
                 log_error("r8169-tuned.service is not running: there is no run-time profile to switch. "

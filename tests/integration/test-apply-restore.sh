@@ -48,6 +48,16 @@ ip -n "$ns2" link add enp1s0 type veth peer name peer0
 dev="$fx/sys/bus/pci/devices/0000:01:00.0"
 run r8t_ns "$ns2" "$fx" --config "$TMP/empty.conf" --profile performance apply
 eq "clkpm after apply" 0 "$(cat "$dev/link/clkpm")"
+# A switch to powersave, applied directly, gives back what only performance wanted, as the
+# service does at a profile switch (issue 45 M3: clkpm stayed 0 and verify said as planned).
+run r8t_ns "$ns2" "$fx" --config "$TMP/empty.conf" --profile powersave apply
+eq "powersave apply: exit 0" 0 "$rc"
+eq "powersave apply: clkpm given back" 1 "$(cat "$dev/link/clkpm")"
+contains "powersave apply: said" "given back" "$out"
+run r8t_ns "$ns2" "$fx" --config "$TMP/empty.conf" --profile powersave verify
+eq "powersave verify agrees" 0 "$rc"
+run r8t_ns "$ns2" "$fx" --config "$TMP/empty.conf" --profile performance apply
+eq "clkpm after performance again" 0 "$(cat "$dev/link/clkpm")"
 run r8t_ns "$ns2" "$fx" restore
 eq "clkpm after restore" 1 "$(cat "$dev/link/clkpm")"
 fx=$(fixture intel-8125-l12)
