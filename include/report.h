@@ -77,6 +77,8 @@ typedef struct PlanReport {
         bool no_quirks;           /* no quirk file was read: nothing is known of any chip */
         size_t quirk_files;       /* quirk files read */
         const Diagnostics *problems; /* the configuration's and quirk files' problems; NULL: none known */
+        const QuirkDb *quirks;    /* to say which entries are for a chip with nothing planned; NULL: not said */
+        const Machine *machine;
 } PlanReport;
 
 void report_plan_text(FILE *f, const PlanReport *r);

@@ -29,7 +29,8 @@ int cmd_plan(const Options *o) {
                          .from_config = c.config.profile, .override = o->profile,
                          .profile = c.profile, .power = c.machine.power, .kernel = &c.machine.kernel, .plans = plans, .n = n,
                          .no_quirks = c.quirks.n_files == 0, .verbose = o->verbose,
-                         .quirk_files = c.quirks.n_files, .problems = &c.problems };
+                         .quirk_files = c.quirks.n_files, .problems = &c.problems,
+                         .quirks = &c.quirks, .machine = &c.machine };
         if (o->json)
                 report_plan_json(stdout, &r);
         else

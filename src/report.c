@@ -847,6 +847,50 @@ static void plan_suggestions_hint(FILE *f, const NicPlan *p) {
                       "    naming this NIC, or the knob in a [device] section (r8169-tuned.conf(5))\n", f);
 }
 
+/*
+ * Nothing planned for a chip the database knows (issue 45 M6): which entries are for it and why
+ * each asks for nothing here, so that "nothing known" is said only where nothing is. Returns
+ * how many were said.
+ */
+static size_t plan_entries_idle_text(FILE *f, const PlanReport *r, const NicPlan *p) {
+        size_t said = 0;
+
+        if (!r->quirks || !r->machine)
+                return 0;
+        for (size_t i = 0; i < r->quirks->n; i++) {
+                const Quirk *q = &r->quirks->quirks[i];
+                NicMatch any_kernel = q->match;
+                char since[24], range[64];
+
+                any_kernel.n_kernels = 0;
+                if (p->nic->xid == CHIP_XID_INVALID || !match_test(&any_kernel, p->nic, r->machine))
+                        continue;
+                fprintf(f, "%s    %s: ", said++ == 0 ? "  nothing to change; the entries for this chip ask for nothing here:\n" : "",
+                        q->id);
+                if (!quirk_matches(q, p->nic, r->machine)) {
+                        /* A kernel-tier entry's ranges end where r8169 took it over (quirks(5)). */
+                        const KernelVersion *took_over = q->kernel_default_since.known ? &q->kernel_default_since
+                                                         : q->confidence == CONFIDENCE_KERNEL && q->match.n_kernels == 1 &&
+                                                                           q->match.kernels[0].to.known
+                                                                   ? &q->match.kernels[0].to : NULL;
+                        if (took_over && r->kernel && kernel_version_compare(r->kernel, took_over) >= 0)
+                                fprintf(f, "the kernel does it itself since %s\n",
+                                        kernel_version_to_string(took_over, since, sizeof(since)));
+                        else if (q->match.n_kernels > 0) {
+                                fprintf(f, "only for kernel%s", q->match.n_kernels > 1 ? "s" : "");
+                                for (size_t k = 0; k < q->match.n_kernels; k++)
+                                        fprintf(f, "%s %s", k ? "," : "", kernel_range_to_string(&q->match.kernels[k], range, sizeof(range)));
+                                fputc('\n', f);
+                        } else
+                                fputs("not for this kernel\n", f);
+                } else if (!q->profiles[r->profile == PROFILE_POWERSAVE ? PROFILE_POWERSAVE : PROFILE_PERFORMANCE])
+                        fprintf(f, "for another profile than %s\n", profile_to_string(r->profile));
+                else
+                        fputs("already so\n", f);
+        }
+        return said;
+}
+
 static void plan_nic_text(FILE *f, const PlanReport *r, const NicPlan *p) {
         char chip[700];
         size_t changes = 0;
@@ -870,9 +914,12 @@ static void plan_nic_text(FILE *f, const PlanReport *r, const NicPlan *p) {
         plan_guards_text(f, p);
         if (!p->nic->chip)
                 report_unknown_chip_advice(f, p->nic);
-        else if (p->n == 0 && p->n_held == 0 && p->n_suggested == 0 && p->n_guarded == 0 && p->n_other_driver == 0)
-                fputs(r->no_quirks ? "  nothing to plan from: no quirk database was read (stderr says where it was looked for)\n"
-                                   : "  nothing known to tune for this chip\n", f);
+        else if (p->n == 0 && p->n_held == 0 && p->n_suggested == 0 && p->n_guarded == 0 && p->n_other_driver == 0) {
+                if (r->no_quirks)
+                        fputs("  nothing to plan from: no quirk database was read (stderr says where it was looked for)\n", f);
+                else if (plan_entries_idle_text(f, r, p) == 0)
+                        fputs("  nothing known to tune for this chip\n", f);
+        }
         else if (changes == 0)
                 fputs("  nothing to change\n", f);
         if (p->n_held > 0)

@@ -28,6 +28,17 @@ eq "e480 on Debian 13's 6.12: the kernel coalesces itself" "" "$(plan "$ns" thin
 # SG goes on before TSO (the kernel drops TSO without SG)
 eq "e480 order" "sg tso" "$(plan "$ns" thinkpad-e480-8168gu performance "$TMP/apply.conf" | jq -r '[.nics[0].items[] | select(.knob == "sg" or .knob == "tso") | .knob] | join(" ")')"
 eq "e480 powersave" "" "$(plan "$ns" thinkpad-e480-8168gu powersave | changes)"
+# SG/TSO already on by hand, on 6.12: nothing to change, and plan says which entries are for
+# this chip and why each asks for nothing, not "nothing known" (issue 45 M6).
+ip netns exec "$ns" ethtool -K enp3s0 sg on tso on >/dev/null
+fx=$(fixture thinkpad-e480-8168gu)
+text=$(ip netns exec "$ns" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --config "$TMP/empty.conf" \
+        --profile performance --kernel-release 6.12.48 plan)
+not_contains "e480 6.12, SG/TSO on: not 'nothing known'" "nothing known to tune" "$text"
+contains "e480 6.12: the entries said" "nothing to change; the entries for this chip ask for nothing here:" "$text"
+contains "e480 6.12: SG/TSO already so" "rtl8168g-sg-tso: already so" "$text"
+contains "e480 6.12: the coalescing is the kernel's" "rtl8168g-sw-coalesce: the kernel does it itself since 6.2" "$text"
+ip netns exec "$ns" ethtool -K enp3s0 sg off tso off >/dev/null
 
 # RTL8168c: the kernel has TSO/SG on (veth default): both go off, in every profile.
 netns_new ns2
