@@ -14,6 +14,7 @@ typedef struct KnobState {
         bool drift_logged;     /* drift said once at notice level */
         bool yielded;          /* drift = leave: another tool owns it now */
         bool kept_other;       /* the last apply wrote it and the kernel kept another value */
+        char failure[160];     /* why the last write failed ("setting clkpm 1 -> 0 failed: …"); "": it did not */
 } KnobState;
 
 typedef struct ApplyContext {

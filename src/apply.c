@@ -12,6 +12,8 @@ static KnobState *knob_state(ApplyContext *ctx, KnobId k) {
 
 static void set_held(ApplyContext *ctx, KnobId k, bool v) {
         KnobState *s = knob_state(ctx, k);
+        if (s && v)
+                s->failure[0] = '\0';
         if (s)
                 s->held = v;
 }
@@ -44,10 +46,12 @@ static bool items_are_knobs(KnobId k) {
 }
 
 /* A write the kernel refused: "not supported" is a state of the NIC, anything else a failure. */
-static void report_write_error(const Nic *n, const PlanItem *it, int r, const EthtoolError *err, ApplyStats *st) {
+static void report_write_error(ApplyContext *ctx, const Nic *n, const PlanItem *it, int r, const EthtoolError *err,
+                               ApplyStats *st) {
         bool unsupported = knob_status_from_errno(r) == KNOB_STATUS_UNSUPPORTED;
         char want[KNOB_VALUE_MAX], old_s[KNOB_VALUE_MAX], e[256];
         const char *old = items_are_knobs(it->knob) ? fmt(it->knob, it->current.value, old_s) : NULL;
+        KnobState *s = knob_state(ctx, it->knob);
 
         if (unsupported) {
                 st->unsupported++;
@@ -55,6 +59,10 @@ static void report_write_error(const Nic *n, const PlanItem *it, int r, const Et
         } else
                 st->failed++;
         fmt(it->knob, it->desired, want);
+        /* The service keeps the reason for whoever asks it (Nic.Failures), as its journal has it. */
+        if (s)
+                snprintf(s->failure, sizeof(s->failure), "setting %s%s%s -> %s failed: %s", knob_get(it->knob)->name,
+                         old ? " " : "", old ?: "", want, errtext(err, r, e, sizeof(e)));
         log_nic_knob(unsupported ? LOG_WARNING : LOG_ERR, unsupported ? R8T_MESSAGE_KNOB_UNSUPPORTED : R8T_MESSAGE_KNOB_FAILED, n,
                      &(KnobChange){ it->knob, old, want, &it->why }, r, "setting %s%s%s -> %s failed: %s",
                      knob_get(it->knob)->name, old ? " " : "", old ?: "", want, errtext(err, r, e, sizeof(e)));
@@ -163,7 +171,7 @@ static void step_prepare(ApplyContext *ctx, const Nic *n, ApplyStep *s, ApplySta
                 s->r = be->expand(ctx->backend, be, n, &s->batch, &err);
         if (s->r < 0)
                 for (size_t i = 0; i < s->n_items; i++)
-                        report_write_error(n, s->items[i], s->r, &err, st);
+                        report_write_error(ctx, n, s->items[i], s->r, &err, st);
 }
 
 /*
@@ -245,7 +253,7 @@ static bool step_write(ApplyContext *ctx, const Nic *n, ApplyStep *s, UndoJourna
         dirty = journal_note(j, &s->batch);
         if (r < 0) {
                 for (size_t i = 0; i < s->n_items; i++)
-                        report_write_error(n, s->items[i], r, &err, st);
+                        report_write_error(ctx, n, s->items[i], r, &err, st);
                 return dirty;
         }
         for (size_t i = 0; i < s->n_items; i++) {
@@ -556,8 +564,10 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
 
         for (int k = 0; k < _KNOB_MAX; k++) {
                 set_held(ctx, k, false);
-                if (knob_state(ctx, k))
+                if (knob_state(ctx, k)) {
                         knob_state(ctx, k)->kept_other = false;
+                        knob_state(ctx, k)->failure[0] = '\0';
+                }
         }
         for (size_t i = 0; i < p->n; i++) {
                 changes += p->items[i].action == PLAN_CHANGE;

@@ -321,16 +321,40 @@ static int verify_service(sd_bus *bus, const Options *o, Verdict *vd, char **pro
         return 0;
 }
 
+/* Why the service's last write of a knob failed (its Nic.Failures), into buf; false if it did not say. */
+static bool service_failure(sd_bus *bus, const char *slot, const char *knob, char *buf, size_t size) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_free_ char *path = NULL;
+        const char *name, *text;
+        bool found = false;
+        int r;
+
+        if (sd_bus_path_encode(BUS_NIC_PREFIX, slot, &path) < 0 ||
+            sd_bus_get_property(bus, BUS_NAME, path, BUS_NIC, "Failures", NULL, &reply, "a(ss)") < 0)
+                return false;
+        r = sd_bus_message_enter_container(reply, 'a', "(ss)");
+        while (r >= 0 && !found && (r = sd_bus_message_read(reply, "(ss)", &name, &text)) > 0)
+                if (streq(name, knob)) {
+                        printable(text, buf, size);
+                        found = true;
+                }
+        return found;
+}
+
 int verify_service_failures(sd_bus *bus, const Options *o) {
         _cleanup_free_ char *profile = NULL;
         Verdict vd = {};
         int r;
 
         r = verify_service(bus, o, &vd, &profile);
-        for (size_t i = 0; r >= 0 && i < vd.n; i++)
-                log_error("%s (%s) %s: planned %s, found %s (%s): not in force (journalctl -u r8169-tuned says why).",
-                          vd.v[i].ifname[0] ? vd.v[i].ifname : "-", vd.v[i].slot, vd.v[i].knob, vd.v[i].planned, vd.v[i].found,
-                          vd.v[i].source);
+        for (size_t i = 0; r >= 0 && i < vd.n; i++) {
+                char why[200];
+                /* The service's own reason, as direct mode prints it (issue 45 M8); else where to find it. */
+                bool said = service_failure(bus, vd.v[i].slot, vd.v[i].knob, why, sizeof(why));
+                log_error("%s (%s) %s: planned %s, found %s (%s): not in force: %s.", vd.v[i].ifname[0] ? vd.v[i].ifname : "-",
+                          vd.v[i].slot, vd.v[i].knob, vd.v[i].planned, vd.v[i].found, vd.v[i].source,
+                          said ? why : "journalctl -u r8169-tuned says why");
+        }
         if (r >= 0)
                 r = (int) (vd.n > INT_MAX ? INT_MAX : vd.n);
         verdict_done(&vd);

@@ -476,6 +476,14 @@ static int nic_property(sd_bus *bus, const char *path, const char *interface, co
                 return sd_bus_message_append(reply, "s", l->nic.driver);
         if (streq(property, "State"))
                 return sd_bus_message_append(reply, "s", l->released ? "released" : l->failed ? "failed" : l->waiting ? "waiting" : "tuned");
+        /* Failures: why each write of the last apply that failed did (name, text), as the journal says it. */
+        if (streq(property, "Failures")) {
+                int r = sd_bus_message_open_container(reply, 'a', "(ss)");
+                for (int k = 0; r >= 0 && k < _KNOB_MAX; k++)
+                        if (l->knobs[k].failure[0])
+                                r = sd_bus_message_append(reply, "(ss)", knob_get(k)->name, l->knobs[k].failure);
+                return r < 0 ? r : sd_bus_message_close_container(reply);
+        }
         /* Knobs: what the last plan asked of each (name, value), as drift is measured against it. */
         {
                 int r = sd_bus_message_open_container(reply, 'a', "(ss)");
@@ -496,6 +504,7 @@ static const sd_bus_vtable nic_vtable[] = {
         SD_BUS_PROPERTY("Driver", "s", nic_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("State", "s", nic_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Knobs", "a(ss)", nic_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Failures", "a(ss)", nic_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_VTABLE_END,
 };
 
@@ -549,7 +558,7 @@ void manager_bus_changed(Manager *m, const char *property) {
                 for (size_t i = 0; i < m->links.n; i++) {
                         _cleanup_free_ char *p = NULL;
                         if (nic_path(&m->links.links[i], &p) >= 0)
-                                (void) sd_bus_emit_properties_changed(m->bus, p, BUS_NIC, "Interface", "Driver", "State", "Knobs", NULL);
+                                (void) sd_bus_emit_properties_changed(m->bus, p, BUS_NIC, "Interface", "Driver", "State", "Knobs", "Failures", NULL);
                 }
 }
 
