@@ -577,9 +577,13 @@ static void md_machine(FILE *out, const Diagnose *d) {
 
         fprintf(out, "# r8169-tuned diagnose\n\n");
         fprintf(out, "- r8169-tuned: %s\n- kernel: %s\n", R8T_VERSION, qi(&q, d->kernel));
-        if (m->dmi[DMI_SYS_VENDOR][0] || m->dmi[DMI_PRODUCT_NAME][0])
-                fprintf(out, "- machine: %s %s (board: %s %s)\n", qi(&q, m->dmi[DMI_SYS_VENDOR]), qi(&q, m->dmi[DMI_PRODUCT_NAME]),
-                        m->dmi[DMI_BOARD_VENDOR][0] ? qi(&q, m->dmi[DMI_BOARD_VENDOR]) : "unknown", qi(&q, m->dmi[DMI_BOARD_NAME]));
+        if (m->dmi[DMI_SYS_VENDOR][0] || m->dmi[DMI_PRODUCT_NAME][0]) {
+                bool vendor = m->dmi[DMI_BOARD_VENDOR][0], name = m->dmi[DMI_BOARD_NAME][0];
+                /* No space before ")" where a part is unknown (ux-findings L7). */
+                fprintf(out, "- machine: %s %s (board: %s%s%s)\n", qi(&q, m->dmi[DMI_SYS_VENDOR]), qi(&q, m->dmi[DMI_PRODUCT_NAME]),
+                        vendor ? qi(&q, m->dmi[DMI_BOARD_VENDOR]) : name ? "" : "unknown", vendor && name ? " " : "",
+                        name ? qi(&q, m->dmi[DMI_BOARD_NAME]) : "");
+        }
         else
                 fprintf(out, "- machine: unknown (no DMI data)\n");
         fprintf(out, "- BIOS: %s\n", mf->bios_version[0] ? qi(&q, mf->bios_version) : "unknown");

@@ -417,6 +417,8 @@ int cmd_profile(const Options *o) {
                 sd_bus_error_free(&error);
                 return 1;
         }
-        log_info("Profile %s%s.", name, o->persist ? "" : " until the service stops (--persist keeps it)");
+        /* The result, on stdout as apply's and restore's are (ux-findings L2). */
+        if (!o->json)
+                printf("Profile %s%s.\n", name, o->persist ? "" : " until the service stops (--persist keeps it)");
         return o->json ? profile_show_bus(bus, true) : 0;
 }

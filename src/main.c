@@ -330,6 +330,24 @@ static int check_option_owners(const Command *c) {
         return 0;
 }
 
+/* An option getopt did not know; for a long one, the closest that exists (ux-findings L9). */
+static int unknown_option(const char *arg) {
+        char names[ELEMENTSOF(options)][32], name[64];
+        const char *candidates[ELEMENTSOF(options)], *guess;
+        size_t n = 0;
+
+        snprintf(name, sizeof(name), "%.*s", (int) strcspn(arg, "="), arg);
+        for (size_t i = 0; i < ELEMENTSOF(options) && options[i].name; i++) {
+                snprintf(names[n], sizeof(names[n]), "--%s", options[i].name);
+                candidates[n] = names[n];
+                n++;
+        }
+        guess = strncmp(name, "--", 2) == 0 ? closest_word(name, candidates, n) : NULL;
+        if (guess)
+                return usage_error("Unknown option \"%s\"; did you mean \"%s\"?", name, guess);
+        return usage_error("Unknown option \"%s\".", arg);
+}
+
 static int parse_options(Options *o, int argc, char *argv[], bool *ret_help) {
         int c, r;
 
@@ -391,7 +409,7 @@ static int parse_options(Options *o, int argc, char *argv[], bool *ret_help) {
                 case ':':
                         return usage_error("Option %s needs a value.", argv[optind - 1]);
                 case '?':
-                        return usage_error("Unknown option \"%s\".", argv[optind - 1]);
+                        return unknown_option(argv[optind - 1]);
                 default:
                         r = parse_valued(o, c, optarg);
                         if (r != 0)

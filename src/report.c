@@ -936,8 +936,10 @@ void report_plan_text(FILE *f, const PlanReport *r) {
         char kernel[24];
 
         fprintf(f, "Profile: %s", profile_to_string(r->profile));
+        /* What chose it: --profile, or the configuration (ux-findings L3). */
         if (r->configured != r->profile)
-                fprintf(f, " (configured %s, power: %s)", profile_to_string(r->configured), power_source_to_string(r->power));
+                fprintf(f, " (%s %s, power: %s)", r->override ? "--profile" : "configured", profile_to_string(r->configured),
+                        power_source_to_string(r->power));
         if (r->kernel)
                 fprintf(f, "; kernel %s", kernel_version_to_string(r->kernel, kernel, sizeof(kernel)));
         fputc('\n', f);

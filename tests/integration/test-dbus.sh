@@ -59,6 +59,8 @@ run profile
 eq "profile: shown" "performance (configuration: performance, power: no-battery)" "$out"
 run profile powersave
 eq "profile switch: exit" 0 "$rc"
+eq "profile switch: the result on stdout (ux-findings L2)" "Profile powersave until the service stops (--persist keeps it)." \
+        "$(cli profile powersave 2>/dev/null)"
 eq "profile switch: in force" "powersave runtime" "$(prop "$OBJ" "$IFACE" ActiveProfile) $(prop "$OBJ" "$IFACE" ProfileSource)"
 wait_for 10 bash -c "journalctl -D $JOURNAL_DIR -o cat | grep -q 'Profile powersave'" && ok || fail "profile switch: not logged"
 # Every command shows the profile the service holds (issue 33, ux-findings H2: metrics, plan and
