@@ -382,11 +382,25 @@ bool verify_summary_service(sd_bus *bus, const Options *o, char *buf, size_t siz
                 snprintf(buf, size, "%zu NIC%s given back by \"restore\" and left alone (profile %s, by the running service): "
                          "\"r8169-tuned apply\" takes %s back", released, released == 1 ? "" : "s", vd.profile,
                          released == 1 ? "it" : "them");
-        else
-                snprintf(buf, size, "%zu knob%s differ%s from the plan, %zu NIC%s given back, %zu configuration problem%s "
-                         "(profile %s, by the running service); \"r8169-tuned verify\" lists them", vd.n, vd.n == 1 ? "" : "s",
-                         vd.n == 1 ? "s" : "", released, released == 1 ? "" : "s", vd.problems.n,
-                         vd.problems.n == 1 ? "" : "s", vd.profile);
+        else {
+                /* Only the parts that are not zero (ux-findings L5). */
+                char parts[3][64];
+                size_t n = 0, len = 0;
+                if (vd.n > 0)
+                        snprintf(parts[n++], sizeof(parts[0]), "%zu knob%s differ%s from the plan", vd.n, vd.n == 1 ? "" : "s",
+                                 vd.n == 1 ? "s" : "");
+                if (released > 0)
+                        snprintf(parts[n++], sizeof(parts[0]), "%zu NIC%s given back", released, released == 1 ? "" : "s");
+                if (vd.problems.n > 0)
+                        snprintf(parts[n++], sizeof(parts[0]), "%zu configuration problem%s", vd.problems.n,
+                                 vd.problems.n == 1 ? "" : "s");
+                buf[0] = '\0';
+                for (size_t i = 0; i < n && len < size; i++)
+                        len += (size_t) snprintf(buf + len, size - len, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ", parts[i]);
+                if (len < size)
+                        snprintf(buf + len, size - len, " (profile %s, by the running service); \"r8169-tuned verify\" lists them",
+                                 vd.profile);
+        }
         verdict_done(&vd);
         return true;
 }

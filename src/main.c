@@ -189,7 +189,9 @@ static void help_command(const Command *c) {
         printf("Usage: r8169-tuned %s%s%s [OPTIONS]\n\n%s.\n", c->name, c->args != ARGS_NONE ? " " : "", args_words[c->args],
                c->summary);
         if (c->args == ARGS_NICS)
-                printf("NIC: an interface name or a PCI slot (0000:01:00.0, or lspci's 01:00.0); none: every one.\n");
+                printf("NIC: an interface name or a PCI slot (0000:01:00.0, or lspci's 01:00.0); %s.\n",
+                       streq(c->name, "experiment") ? "one, which may be left out where there is only one"
+                                                    : "none: every one");
         if (c->details)
                 printf("%s\n", c->details);
         if (command_has_options(c->name)) {

@@ -947,6 +947,16 @@ void report_plan_text(FILE *f, const PlanReport *r) {
                 fputs("No Realtek NIC found.\n", f);
         for (size_t i = 0; i < r->n; i++)
                 plan_nic_text(f, r, &r->plans[i]);
+        /* A file with a problem is not in this plan: said here too, not only on stderr (ux-findings L13). */
+        for (size_t i = 0, count = 0; r->problems && i < r->problems->n; i++) {
+                count++;
+                if (i + 1 < r->problems->n && r->problems->files[i] && r->problems->files[i + 1] &&
+                    streq(r->problems->files[i], r->problems->files[i + 1]))
+                        continue;
+                fprintf(f, "%sNot in this plan: what %s says (%zu problem%s: r8169-tuned check-config lists them)\n",
+                        i + 1 == count ? "\n" : "", r->problems->files[i] ?: "a file", count, count == 1 ? "" : "s");
+                count = 0;
+        }
 }
 
 /* An entry as its file says it: the same keys, one per line, the lists on one line. */
