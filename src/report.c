@@ -221,8 +221,7 @@ void report_status_text(FILE *f, const NicStatus *s, size_t n) {
                                 r->partial ? "partly on" : knob_format_value(k, r->value, buf, sizeof(buf)),
                                 r->fixed ? " [fixed]" : "", mark, why);
                 }
-                status_withheld_text(f, &s[i]);
-                /* What cannot be read: one line per cause, not one per knob. */
+                /* What cannot be read: one line per cause, not one per knob, with the knob list (ux-findings L4). */
                 for (int k = 0; k < _KNOB_MAX; k++) {
                         char cause[256], other[256], names[512] = "", first[300];
 
@@ -240,6 +239,7 @@ void report_status_text(FILE *f, const NicStatus *s, size_t n) {
                         snprintf(first, sizeof(first), "    %s:", cause);
                         print_wrapped(f, first, "      ", names);
                 }
+                status_withheld_text(f, &s[i]);
         }
 }
 
@@ -818,13 +818,17 @@ static void plan_guards_text(FILE *f, const NicPlan *p) {
                          p->nic->driver[0] ? p->nic->driver : "no driver");
                 print_wrapped(f, "  not applied:", "    ", line);
         }
+        /* Realtek's own drivers (r8168, r8125, r8126) have r8169 as the alternative; another vendor's NIC,
+         * treated as a Realtek chip by assume-xid, has only its [device] section (ux-findings L1). */
         if (p->n_other_driver > 0 && p->nic->driver[0])
                 print_wrapped(f, "    next:", "      ",
-                              p->nic->driver[0] && !streq(p->nic->driver, "r8169")
+                              streq(p->nic->driver, "r8169") ? "see r8169-tuned.conf(5) for a [device] section that sets the knobs"
+                              : strncmp(p->nic->driver, "r81", 3) == 0
                                       ? "with the kernel's r8169 driver bound instead (on Debian: apt remove r8168-dkms, then reboot) "
                                         "these fixes apply; to tune this driver, set knobs in a [device] section with match-driver "
                                         "naming it (r8169-tuned.conf(5))"
-                                      : "see r8169-tuned.conf(5) for a [device] section that sets the knobs");
+                                      : "the quirk entries are written for r8169, which does not drive this NIC: the knob lines of "
+                                        "the [device] section naming it apply (r8169-tuned.conf(5))");
 }
 
 /* How to measure each suggested entry here, and how to accept them: once per entry. */

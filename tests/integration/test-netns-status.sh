@@ -41,6 +41,11 @@ for k in rx-usecs rx-frames tx-usecs tx-frames; do
 done
 # netdev attributes still come from the fixture tree, not from the veth
 eq "gro_flush_timeout from fixture" 20000 "$(jq -r .knobs.gro_flush_timeout.value <<<"$nic")"
+# In the text, what cannot be read stands with the knob list, before the suggestions, not
+# under a suggestion's "measure it" line (ux-findings L4).
+text=$(in_ns "$R8T" "${KR[@]}" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$SRCDIR/conf/quirks.d" --config /dev/null status)
+eq "text: not-supported with the knobs, then the suggestion" "not-supported suggested" \
+        "$(grep -oE '^    not-supported:|^  suggested:' <<<"$text" | tr -d ' :' | tr '\n' ' ' | sed 's/ $//')"
 
 # Changed behind our back with ethtool: status follows the kernel.
 in_ns ethtool -K enp1s0 tso off sg off gro on
