@@ -315,7 +315,9 @@ static void on_section(Loader *l, const char *file, unsigned line, const char *s
                                                     .assume_xid = CHIP_XID_INVALID };
                 l->section = SECTION_DEVICE;
         } else {
-                diag_add(d, file, line, "unknown section [%s]: expected [global] or [device NAME]", section);
+                /* A one-word section is what a quirk entry looks like: say where those are read (ux-findings L8). */
+                diag_add(d, file, line, "unknown section [%s]: expected [global] or [device NAME]%s", section,
+                         strchr(section, ' ') ? "" : "; a quirk entry? only files in a quirks.d directory are read as quirks");
                 l->section = SECTION_BAD;
         }
 }

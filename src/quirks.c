@@ -229,12 +229,14 @@ static void parse_link_power(Quirk *q, const QuirkKey *k, const char *file, unsi
 
 static void parse_confidence(Quirk *q, const QuirkKey *k, const char *file, unsigned line, const char *value, Diagnostics *d) {
         QuirkConfidence c = confidence_from_string(value);
+        const char *guess = c < 0 ? closest_word(value, confidence_names, _CONFIDENCE_MAX) : NULL;
 
         if (c < 0)
                 diag_add(d, file, line, "bad confidence \"%s\": expected kernel (a later kernel does this by default), "
-                         "measured (numbers before and after) or reported (reports without numbers)", value);
-        else
-                q->confidence = c;
+                         "measured (numbers before and after) or reported (a suggestion)%s%s%s", value,
+                         guess ? "; did you mean \"" : "", guess ?: "", guess ? "\"?" : "");
+        /* Said, if wrongly: one message for one mistake, not a second that it is missing (ux-findings L8). */
+        q->confidence = c < 0 ? _CONFIDENCE_MAX : c;
 }
 
 static void parse_reported_because(Quirk *q, const QuirkKey *k, const char *file, unsigned line, const char *value,
@@ -395,7 +397,8 @@ static void quirk_check_confidence(const Quirk *q, Diagnostics *d) {
         else if (q->confidence == CONFIDENCE_REPORTED && q->reported_because < 0)
                 diag_add(d, q->file, q->line, "[%s] is a suggestion (confidence reported) that does not say why: give "
                          "reported-because = no-numbers, contradicted or unmeasured", q->id);
-        if (q->confidence >= 0 && q->confidence != CONFIDENCE_REPORTED && q->reported_because >= 0)
+        if (q->confidence >= 0 && q->confidence < _CONFIDENCE_MAX && q->confidence != CONFIDENCE_REPORTED &&
+            q->reported_because >= 0 && q->reported_because < _DOUBT_MAX)
                 diag_add(d, q->file, q->line, "[%s] has reported-because but confidence %s: it says why a reported entry "
                          "is only a suggestion", q->id, confidence_to_string(q->confidence));
         if (!q->guard_tx_timeout)
