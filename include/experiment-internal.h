@@ -82,6 +82,8 @@ typedef struct Experiment {
 extern volatile sig_atomic_t experiment_interrupted;
 
 /* experiment-measure.c */
+/* --write-config's directory is the configuration's CONFIG.d that only root can change: 0 (with make, made if missing). */
+int experiment_dropin_dir(const Options *o, const char *path, bool make);
 int measure_pause_ms(unsigned ms);
 int measure_settle(Experiment *e);
 int measure_to_baseline(Experiment *e);

@@ -578,7 +578,8 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
                 return r;
         if (p->ignored) {
                 log_nic(LOG_INFO, R8T_MESSAGE_NIC_IGNORED, n, 0, "ignored (%s:%u)", p->ignored_by.file, p->ignored_by.line);
-                return 0;
+                /* What was given back before (give_back) may have failed: said, and the exit says so. */
+                return st->failed > before.failed ? -EIO : 0;
         }
         steps = changes ? calloc(changes, sizeof(ApplyStep)) : NULL;
         if (changes && !steps) {

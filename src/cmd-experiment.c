@@ -186,25 +186,27 @@ static void apply_tx_guard(Experiment *e) {
 }
 
 /*
- * The drop-in directory the README and the man page write into (CONFIG.d) does not exist until
- * something puts a file there: made as profile --persist makes it, where only root can swap it.
+ * --write-config into the configuration's drop-in directory (CONFIG.d, where the README and the
+ * man page write), which the package does not ship: accepted while it does not exist, and made
+ * when the drop-in is written (never for a measurement that wrote nothing), as profile --persist
+ * makes it: only there, and only where root alone can change its parent. Any other missing
+ * directory is a mistake, said before anything is measured.
  */
-static int write_config_dir_make(const char *path) {
-        char dir[PATH_MAX];
+int experiment_dropin_dir(const Options *o, const char *path, bool make) {
+        _cleanup_free_ char *dropin = NULL;
         const char *slash = strrchr(path, '/');
         int r;
 
-        if (!slash || slash == path || (size_t) (slash - path) >= sizeof(dir))
+        if (asprintf(&dropin, "%s.d", o->config ?: CONFIG_DEFAULT_PATH) < 0)
+                return -ENOMEM;
+        if (!slash || (size_t) (slash - path) != strlen(dropin) || strncmp(path, dropin, strlen(dropin)) != 0)
                 return -ENOENT;
-        memcpy(dir, path, (size_t) (slash - path));
-        dir[slash - path] = '\0';
-        r = directory_check_own(dir);
-        if (r < 0)
+        r = directory_check_own(dropin);
+        if (r < 0 || !make)
                 return r;
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        if (mkdir(dropin, 0755) < 0 && errno != EEXIST)
                 return -errno;
-        log_info("Made %s for --write-config.", dir);
-        return write_file_check(path);
+        return 0;
 }
 
 /* Every argument and path checked before anything is measured or changed (issue 33: a typo found after
@@ -232,8 +234,8 @@ static int check_arguments(const Options *o, Experiment *e) {
                                  o->iperf3, err), 2;
         for (size_t i = 0; i < 2; i++) {
                 const char *path = i == 0 ? o->write_config : o->report;
-                if (path && (r = write_file_check(path)) == -ENOENT && i == 0)
-                        r = write_config_dir_make(path);
+                if (path && (r = write_file_check(path)) == -ENOENT && i == 0 && experiment_dropin_dir(o, path, false) == 0)
+                        r = 0;
                 if (path && r < 0)
                         return log_error("%s %s: cannot be written there: %s. See r8169-tuned --help.",
                                          i == 0 ? "--write-config" : "--report", path, write_file_refusal(r)), 2;

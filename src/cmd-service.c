@@ -67,12 +67,15 @@ bool service_follow_profile(Context *c, sd_bus *bus) {
  * means nothing to a user, and is kept for the debug level.
  */
 static void service_call_failed(const char *what, const char *method, const sd_bus_error *e, int r) {
-        if (sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED) || r == -EACCES || r == -EPERM) {
+        if (geteuid() != 0 && (sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED) || r == -EACCES || r == -EPERM)) {
                 log_debug("%s through r8169-tuned.service: %s", method, e->message ?: strerror(-r));
                 log_error("%s needs root: only root may change what r8169-tuned.service does (reading is for "
                           "anyone; r8169-tuned(8), SECURITY).", what);
-        } else
-                log_error("%s through r8169-tuned.service: %s", method, e->message ?: strerror(-r));
+        } else {
+                char text[512];
+                log_error("%s through r8169-tuned.service: %s", method, e->message ? printable(e->message, text, sizeof(text))
+                                                                                   : strerror(-r));
+        }
 }
 
 static int append_args(sd_bus_message *m, const Options *o) {

@@ -317,7 +317,8 @@ static void on_section(Loader *l, const char *file, unsigned line, const char *s
         } else {
                 /* A one-word section is what a quirk entry looks like: say where those are read (ux-findings L8). */
                 diag_add(d, file, line, "unknown section [%s]: expected [global] or [device NAME]%s", section,
-                         strchr(section, ' ') ? "" : "; a quirk entry? only files in a quirks.d directory are read as quirks");
+                         strchr(section, ' ') || strcasecmp(section, "global") == 0 || strcasecmp(section, "device") == 0
+                                 ? "" : "; a quirk entry? only files in a quirks.d directory are read as quirks");
                 l->section = SECTION_BAD;
         }
 }

@@ -519,11 +519,18 @@ void results_output(Experiment *e) {
         else
                 results_text(e, stdout);
         if (e->o->write_config) {
+                /* The configuration's own drop-in directory, made now if it is missing; elsewhere, to be copied there. */
+                bool dropin = experiment_dropin_dir(e->o, e->o->write_config, e->n_helped > 0) == 0;
                 if (e->n_helped == 0)
                         log_notice("Nothing helped: %s not written.", e->o->write_config);
-                else if (write_output(e->o->write_config, write_config, e) >= 0)
-                        log_notice("Written %s: copy it to /etc/r8169-tuned/r8169-tuned.conf.d/ to keep what helped.",
+                else if (write_output(e->o->write_config, write_config, e) < 0)
+                        ;
+                else if (dropin)
+                        log_notice("Written %s: \"systemctl reload r8169-tuned\" (or apply, without the service) puts it in force.",
                                    e->o->write_config);
+                else
+                        log_notice("Written %s: copy it to %s.d/ to keep what helped.", e->o->write_config,
+                                   e->o->config ?: CONFIG_DEFAULT_PATH);
         }
         if (e->o->report && write_output(e->o->report, write_report, e) >= 0)
                 log_notice("Written %s.", e->o->report);

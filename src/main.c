@@ -146,7 +146,7 @@ static const struct {
 static void help_exit_codes(void) {
         printf("\nExit status, the same directly and through the service:\n");
         for (size_t i = 0; i < ELEMENTSOF(exit_codes); i++) {
-                /* Wrapped at 100 columns under the second column. */
+                /* Wrapped at 72 columns of text under the second column (80 in all). */
                 const char *s = exit_codes[i].meaning;
                 bool first = true;
                 while (*s) {
@@ -340,6 +340,8 @@ static int unknown_option(const char *arg) {
 
         snprintf(name, sizeof(name), "%.*s", (int) strcspn(arg, "="), arg);
         for (size_t i = 0; i < ELEMENTSOF(options) && options[i].name; i++) {
+                if (options[i].val == ARG_FAULT) /* a test seam, never suggested */
+                        continue;
                 snprintf(names[n], sizeof(names[n]), "--%s", options[i].name);
                 candidates[n] = names[n];
                 n++;

@@ -504,7 +504,8 @@ static const sd_bus_vtable nic_vtable[] = {
         SD_BUS_PROPERTY("Driver", "s", nic_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("State", "s", nic_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Knobs", "a(ss)", nic_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("Failures", "a(ss)", nic_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        /* Read when asked (apply and verify do, after the service answered): a worker's apply changes it without a signal. */
+        SD_BUS_PROPERTY("Failures", "a(ss)", nic_property, 0, 0),
         SD_BUS_VTABLE_END,
 };
 
@@ -558,7 +559,7 @@ void manager_bus_changed(Manager *m, const char *property) {
                 for (size_t i = 0; i < m->links.n; i++) {
                         _cleanup_free_ char *p = NULL;
                         if (nic_path(&m->links.links[i], &p) >= 0)
-                                (void) sd_bus_emit_properties_changed(m->bus, p, BUS_NIC, "Interface", "Driver", "State", "Knobs", "Failures", NULL);
+                                (void) sd_bus_emit_properties_changed(m->bus, p, BUS_NIC, "Interface", "Driver", "State", "Knobs", NULL);
                 }
 }
 

@@ -951,15 +951,27 @@ void report_plan_text(FILE *f, const PlanReport *r) {
                 fputs("No Realtek NIC found.\n", f);
         for (size_t i = 0; i < r->n; i++)
                 plan_nic_text(f, r, &r->plans[i]);
-        /* A file with a problem is not in this plan: said here too, not only on stderr (ux-findings L13). */
+        /*
+         * What is not in this plan for a problem, said here too, not only on stderr (ux-findings
+         * L13): a configuration file with a problem as a whole, a quirk entry with one alone.
+         */
+        bool said = false;
         for (size_t i = 0, count = 0; r->problems && i < r->problems->n; i++) {
+                const char *file = r->problems->files[i];
                 count++;
-                if (i + 1 < r->problems->n && r->problems->files[i] && r->problems->files[i + 1] &&
-                    streq(r->problems->files[i], r->problems->files[i + 1]))
+                if (i + 1 < r->problems->n && file && r->problems->files[i + 1] && streq(file, r->problems->files[i + 1]))
                         continue;
-                fprintf(f, "%sNot in this plan: what %s says (%zu problem%s: r8169-tuned check-config lists them)\n",
-                        i + 1 == count ? "\n" : "", r->problems->files[i] ?: "a file", count, count == 1 ? "" : "s");
+                if (file && r->problems->lines[i] > 0 && !(r->quirks && strv_contains(r->quirks->files, r->quirks->n_files, file))) {
+                        fprintf(f, "%sNot in this plan: what %s says (%zu problem%s: r8169-tuned check-config lists them)\n",
+                                said ? "" : "\n", file, count, count == 1 ? "" : "s");
+                        said = true;
+                }
                 count = 0;
+        }
+        for (size_t i = 0; r->quirks && i < r->quirks->n_left_out; i++) {
+                fprintf(f, "%sNot in this plan: quirk entry %s (r8169-tuned check-config says why)\n", said ? "" : "\n",
+                        r->quirks->left_out[i]);
+                said = true;
         }
 }
 
