@@ -923,8 +923,7 @@ static void plan_nic_text(FILE *f, const PlanReport *r, const NicPlan *p) {
                         fputs("  nothing to plan from: no quirk database was read (stderr says where it was looked for)\n", f);
                 else if (plan_entries_idle_text(f, r, p) == 0)
                         fputs("  nothing known to tune for this chip\n", f);
-        }
-        else if (changes == 0)
+        } else if (changes == 0)
                 fputs("  nothing to change\n", f);
         if (p->n_held > 0)
                 fputs("  held back: what the performance profile would change here, at a cost in idle power;\n"
