@@ -41,6 +41,8 @@ int service_nic_released(sd_bus *bus, const char *slot);
 int service_nic_state(sd_bus *bus, const char *slot, char *buf, size_t size);
 /* The running service's verdict in one line (for status); false when no service answers. */
 bool verify_summary_service(sd_bus *bus, const Options *o, char *buf, size_t size);
+/* "N knobs differ from the plan, N NICs given back and N configuration problems": the parts that are not zero. */
+void verdict_parts(char *buf, size_t size, size_t differ, size_t given_back, size_t problems);
 /* After an Apply through the service: every knob of the NICs named that is not as planned, said
  * as an error each; how many, or -errno when the service did not answer. */
 int verify_service_failures(sd_bus *bus, const Options *o);

@@ -41,15 +41,14 @@ static void verdict_here(Context *c, const NicStatus *s, size_t n, char *buf, si
         }
         if (differ == 0 && c->problems.n == 0)
                 snprintf(buf, size, "every knob is as planned (profile %s; the service is not running)", profile_to_string(c->profile));
-        else if (c->problems.n == 0 || differ == 0) /* only the part that is not zero (ux-findings L5) */
-                snprintf(buf, size, "%zu %s%s%s (profile %s; the service is not running); \"r8169-tuned verify\" lists them",
-                         differ ? differ : c->problems.n, differ ? "knob" : "configuration problem",
-                         (differ ? differ : c->problems.n) == 1 ? "" : "s",
-                         differ ? (differ == 1 ? " differs from the plan" : " differ from the plan") : "", profile_to_string(c->profile));
-        else
-                snprintf(buf, size, "%zu knob%s differ%s from the plan and %zu configuration problem%s (profile %s; the service "
-                         "is not running); \"r8169-tuned verify\" lists them", differ, differ == 1 ? "" : "s", differ == 1 ? "s" : "",
-                         c->problems.n, c->problems.n == 1 ? "" : "s", profile_to_string(c->profile));
+        else {
+                size_t len;
+                verdict_parts(buf, size, differ, 0, c->problems.n);
+                len = strlen(buf);
+                if (len < size)
+                        snprintf(buf + len, size - len, " (profile %s; the service is not running); \"r8169-tuned verify\" lists them",
+                                 profile_to_string(c->profile));
+        }
 }
 
 int cmd_status(const Options *o) {

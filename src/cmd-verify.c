@@ -361,6 +361,23 @@ int verify_service_failures(sd_bus *bus, const Options *o) {
         return r;
 }
 
+void verdict_parts(char *buf, size_t size, size_t differ, size_t given_back, size_t problems) {
+        /* Only the parts that are not zero (ux-findings L5). */
+        char parts[3][64];
+        size_t n = 0, len = 0;
+
+        if (differ > 0)
+                snprintf(parts[n++], sizeof(parts[0]), "%zu knob%s differ%s from the plan", differ, differ == 1 ? "" : "s",
+                         differ == 1 ? "s" : "");
+        if (given_back > 0)
+                snprintf(parts[n++], sizeof(parts[0]), "%zu NIC%s given back", given_back, given_back == 1 ? "" : "s");
+        if (problems > 0)
+                snprintf(parts[n++], sizeof(parts[0]), "%zu configuration problem%s", problems, problems == 1 ? "" : "s");
+        buf[0] = '\0';
+        for (size_t i = 0; i < n && len < size; i++)
+                len += (size_t) snprintf(buf + len, size - len, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ", parts[i]);
+}
+
 /* The running service's verdict in one line, for status; false when no service answers. */
 bool verify_summary_service(sd_bus *bus, const Options *o, char *buf, size_t size) {
         _cleanup_free_ char *profile = NULL;
@@ -383,20 +400,9 @@ bool verify_summary_service(sd_bus *bus, const Options *o, char *buf, size_t siz
                          "\"r8169-tuned apply\" takes %s back", released, released == 1 ? "" : "s", vd.profile,
                          released == 1 ? "it" : "them");
         else {
-                /* Only the parts that are not zero (ux-findings L5). */
-                char parts[3][64];
-                size_t n = 0, len = 0;
-                if (vd.n > 0)
-                        snprintf(parts[n++], sizeof(parts[0]), "%zu knob%s differ%s from the plan", vd.n, vd.n == 1 ? "" : "s",
-                                 vd.n == 1 ? "s" : "");
-                if (released > 0)
-                        snprintf(parts[n++], sizeof(parts[0]), "%zu NIC%s given back", released, released == 1 ? "" : "s");
-                if (vd.problems.n > 0)
-                        snprintf(parts[n++], sizeof(parts[0]), "%zu configuration problem%s", vd.problems.n,
-                                 vd.problems.n == 1 ? "" : "s");
-                buf[0] = '\0';
-                for (size_t i = 0; i < n && len < size; i++)
-                        len += (size_t) snprintf(buf + len, size - len, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ", parts[i]);
+                size_t len;
+                verdict_parts(buf, size, vd.n, released, vd.problems.n);
+                len = strlen(buf);
                 if (len < size)
                         snprintf(buf + len, size - len, " (profile %s, by the running service); \"r8169-tuned verify\" lists them",
                                  vd.profile);
