@@ -43,8 +43,11 @@ int iperf_parse_json(const char *text, size_t len, IperfResult *ret, char *err, 
 int iperf_binary_trusted(const char *path, char *err, size_t size);
 /* The same checks on a file opened once: its descriptor (O_PATH, above 2), to run through IperfRequest.binary_fd. */
 int iperf_binary_open(const char *path, char *err, size_t size);
+/* The user root's iperf3 runs as (systemd/r8169-tuned.sysusers), if it exists (not root); else "nobody". */
+#define IPERF_USER "_r8169-tuned-iperf"
+bool iperf_user_exists(void);
 /*
- * Runs one test. The child holds no privilege: run as root, it runs as "nobody" (no groups,
+ * Runs one test. The child holds no privilege: run as root, it runs as IPERF_USER (no groups,
  * no new privileges), with only PATH and LC_ALL in its environment and no descriptor but its
  * standard three; it is killed with its process group if it outlives its length by
  * IPERF_GRACE_S (-ETIMEDOUT; iperf3 gives up connecting after 3 s by itself), and whatever it

@@ -240,6 +240,9 @@ static int check_arguments(const Options *o, Experiment *e) {
                         return log_error("%s %s: cannot be written there: %s. See r8169-tuned --help.",
                                          i == 0 ? "--write-config" : "--report", path, write_file_refusal(r)), 2;
         }
+        if (geteuid() == 0 && !iperf_user_exists())
+                log_warning("iperf3 runs as nobody, shared with other services (any process of theirs may trace it): the "
+                            "user " IPERF_USER " is missing; systemd-sysusers creates it (the package does at install).");
         return 0;
 }
 

@@ -94,16 +94,28 @@ typedef struct Credentials {
         bool drop;
         uid_t uid;
         gid_t gid;
+        const char *name;
 } Credentials;
 
-/* Root's child runs as nobody: iperf3 parses what a network peer sends (CVE-2023-38403). */
+bool iperf_user_exists(void) {
+        struct passwd *pw = getpwnam(IPERF_USER);
+
+        return pw && pw->pw_uid != 0;
+}
+
+/* Root's child runs without privilege: iperf3 parses what a network peer sends (CVE-2023-38403). As a
+ * user of its own, so that no other process can ptrace it (a process of the same uid could: it is
+ * dumpable again after exec); as nobody where that user is missing, which the experiment says. */
 static Credentials credentials(void) {
         struct passwd *pw;
 
         if (geteuid() != 0)
                 return (Credentials) {};
+        pw = getpwnam(IPERF_USER);
+        if (pw && pw->pw_uid != 0)
+                return (Credentials) { .drop = true, .uid = pw->pw_uid, .gid = pw->pw_gid, .name = IPERF_USER };
         pw = getpwnam("nobody");
-        return (Credentials) { .drop = true, .uid = pw ? pw->pw_uid : 65534, .gid = pw ? pw->pw_gid : 65534 };
+        return (Credentials) { .drop = true, .uid = pw ? pw->pw_uid : 65534, .gid = pw ? pw->pw_gid : 65534, .name = "nobody" };
 }
 
 __attribute__((noreturn)) static void child_exec(const IperfRequest *req, const Credentials *cred, int out_fd) {
@@ -345,12 +357,12 @@ int iperf_run(const IperfRequest *req, volatile sig_atomic_t *interrupted, Iperf
         if (r < 0)
                 return r;
         if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && len == 0) {
-                snprintf(err, size, "cannot run %s%s (is iperf3 installed%s?)", req->binary ?: IPERF_BINARY,
-                         cred.drop ? " as nobody" : "", cred.drop ? ", and can every user run it" : "");
+                snprintf(err, size, "cannot run %s%s%s (is iperf3 installed%s?)", req->binary ?: IPERF_BINARY,
+                         cred.drop ? " as " : "", cred.drop ? cred.name : "", cred.drop ? ", and can every user run it" : "");
                 return -ENOENT;
         }
         if (WIFEXITED(status) && WEXITSTATUS(status) == IPERF_EXIT_SETUP && len == 0) {
-                snprintf(err, size, "cannot start iperf3 without privileges (as nobody, no new privileges)");
+                snprintf(err, size, "cannot start iperf3 without privileges (as %s, no new privileges)", cred.name ?: "nobody");
                 return -EPERM;
         }
         r = iperf_parse_json(out ?: "", len, &res, err, size);

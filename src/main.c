@@ -101,7 +101,7 @@ static const struct {
         { "   --direction", "DIR", "send, receive or both (default)", "experiment" },
         { "   --write-config", "FILE", "Write what helped as a configuration drop-in", "experiment" },
         { "   --report", "FILE", "Write the results and a quirk entry draft as Markdown", "experiment" },
-        { "   --iperf3", "PATH", "The iperf3 to run (default " IPERF_BINARY "; root's, run as nobody)", "experiment" },
+        { "   --iperf3", "PATH", "The iperf3 to run (default " IPERF_BINARY "; root's, run as " IPERF_USER ")", "experiment" },
 };
 
 static const char *const args_words[] = {

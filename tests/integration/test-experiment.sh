@@ -269,6 +269,33 @@ contains "a hanging iperf3: said" "did not finish within" "$out"
 (( SECONDS - t0 < 20 )) && ok || fail "a hanging iperf3 took $((SECONDS - t0)) s"
 pkill -f "$TMP/bin/iperf3" || true
 as_found "after a hanging iperf3"
+# Root's iperf3 runs as a user of its own (issue 46 R3), which no other process runs as:
+# _r8169-tuned-iperf where it exists (here: a mount namespace whose /etc/passwd and /etc/group
+# have it, made by systemd-sysusers from the shipped file), else nobody, and the experiment says so.
+printf '#!/bin/sh\necho "{\\"error\\": \\"ran as $(id -un):$(id -gn) groups $(id -G)\\"}"\n' >"$TMP/bin/iperf3"
+for v in with without; do
+        mkdir -p "$TMP/users-$v/etc"
+        for f in passwd group shadow gshadow; do
+                grep -v '^_r8169-tuned-iperf:' "/etc/$f" >"$TMP/users-$v/etc/$f" || true
+        done
+done
+systemd-sysusers --root="$TMP/users-with" --inline "$(grep '^u ' "$SRCDIR/systemd/r8169-tuned.sysusers")"
+grep -q '^_r8169-tuned-iperf:' "$TMP/users-with/etc/passwd" && ok || fail "systemd-sysusers made no _r8169-tuned-iperf"
+as_users() { # as_users with|without ARGS...: r8t_ns with that /etc/passwd and /etc/group
+        local users=$TMP/users-$1; shift
+        unshare -m bash -c 'mount --bind "$1/etc/passwd" /etc/passwd && mount --bind "$1/etc/group" /etc/group && shift && exec "$@"' \
+                _ "$users" ip netns exec "$nsa" "$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" \
+                --quirks "$SRCDIR/conf/quirks.d" --config "$TMP/empty.conf" --state-dir "$STATE" "$@"
+}
+set +e
+out=$(as_users with experiment --server 10.77.0.2 --iperf3 "$TMP/bin/iperf3" --knob clkpm=0 --seconds 1 2>&1)
+out2=$(as_users without experiment --server 10.77.0.2 --iperf3 "$TMP/bin/iperf3" --knob clkpm=0 --seconds 1 2>&1)
+set -e
+contains "iperf3's own user" "ran as _r8169-tuned-iperf:_r8169-tuned-iperf groups $(awk -F: '$1 == "_r8169-tuned-iperf" {print $4}' "$TMP/users-with/etc/passwd")" "$out"
+not_contains "iperf3's own user: no warning" "runs as nobody" "$out"
+contains "no iperf3 user: nobody" "ran as nobody:" "$out2"
+contains "no iperf3 user: said" "iperf3 runs as nobody, shared with other services" "$out2"
+as_found "after iperf3 as its own user"
 set +e
 out=$(r8t_ns experiment --server 10.77.0.2:5999 --knob clkpm=0 --seconds 1 2>&1)
 rc=$?

@@ -440,7 +440,7 @@ static void test_iperf_run(void **state) {
               "echo \"{\\\"end\\\":{\\\"sum_received\\\":{\\\"bits_per_second\\\":$bps}}}\"\n", f);
         fclose(f);
         chmod(path, 0755);
-        chmod(tmpdir, 0755); /* run as nobody: it must reach its script */
+        chmod(tmpdir, 0755); /* run as _r8169-tuned-iperf or nobody: it must reach its script */
         req.binary = path;
         assert_int_equal(iperf_run(&req, NULL, &r, err, sizeof(err)), 0);
         assert_true(fabs(r.mbps - 100) < 1e-9);
