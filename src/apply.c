@@ -59,10 +59,11 @@ static void report_write_error(ApplyContext *ctx, const Nic *n, const PlanItem *
         } else
                 st->failed++;
         fmt(it->knob, it->desired, want);
-        /* The service keeps the reason for whoever asks it (Nic.Failures), as its journal has it. */
-        if (s)
-                snprintf(s->failure, sizeof(s->failure), "setting %s%s%s -> %s failed: %s", knob_get(it->knob)->name,
-                         old ? " " : "", old ?: "", want, errtext(err, r, e, sizeof(e)));
+        /* The service keeps the reason for whoever asks it (Nic.Failures), as its journal has it; a
+         * longer one is cut there (the journal keeps it whole). */
+        if (s && snprintf(s->failure, sizeof(s->failure), "setting %s%s%s -> %s failed: %s", knob_get(it->knob)->name,
+                          old ? " " : "", old ?: "", want, errtext(err, r, e, sizeof(e))) >= (int) sizeof(s->failure))
+                log_debug("the failure kept for Nic.Failures is cut at %zu bytes", sizeof(s->failure) - 1);
         log_nic_knob(unsupported ? LOG_WARNING : LOG_ERR, unsupported ? R8T_MESSAGE_KNOB_UNSUPPORTED : R8T_MESSAGE_KNOB_FAILED, n,
                      &(KnobChange){ it->knob, old, want, &it->why }, r, "setting %s%s%s -> %s failed: %s",
                      knob_get(it->knob)->name, old ? " " : "", old ?: "", want, errtext(err, r, e, sizeof(e)));
