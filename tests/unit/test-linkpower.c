@@ -149,6 +149,37 @@ static void test_light_traffic(void **state) {
         assert_int_equal(o.first_off, 63 * SEC + LINK_POWER_WINDOW_USEC);
 }
 
+static void test_remote_host(void **state) {
+        LinkPower lp;
+        Trace t = {};
+        Outcome o;
+        uint64_t at = 0;
+
+        /* Security review R7: what a host on the LAN can make of it. 90 unicast frames a second,
+         * just under the busy rate, for a minute: no change, and the stray windows grow, so about
+         * one wakeup a second (each wakeup is one window; the review counted about 14 a second). */
+        add(&t, 0, 60 * SEC, 90);
+        link_power_init(&lp, &params, 0);
+        o = simulate(&lp, &t, 0, 60 * SEC);
+        assert_int_equal(o.changes, 0);
+        assert_int_equal(lp.strays, lp.wakeups);
+        assert_true(lp.wakeups <= 80);
+
+        /* Pulses of 300 ms every 1.5 to 3 s (busy, then quiet long enough for L1): whatever it sends,
+         * at most LINK_POWER_ENTRIES_PER_MIN entries into L1 a minute, so two changes each and the
+         * one under way. */
+        memset(&t, 0, sizeof(t));
+        for (unsigned i = 0; at < 5 * 60 * SEC; i++) {
+                add(&t, at, at + 300 * MS, 2000);
+                at += (1500 + (i * 7919 % 1500)) * MS;
+        }
+        link_power_init(&lp, &params, 0);
+        for (uint64_t min = 0; min < 5; min++) {
+                o = simulate(&lp, &t, min * 60 * SEC, (min + 1) * 60 * SEC);
+                assert_true(o.changes <= 2 * LINK_POWER_ENTRIES_PER_MIN + 1);
+        }
+}
+
 static void test_reaction(void **state) {
         LinkPower lp;
         Trace t = {};
@@ -373,6 +404,7 @@ static void test_record_versions(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_stray_packets),
+                cmocka_unit_test(test_remote_host),
                 cmocka_unit_test(test_light_traffic),
                 cmocka_unit_test(test_reaction),
                 cmocka_unit_test(test_on_off_1s),
