@@ -43,7 +43,8 @@ int iperf_parse_json(const char *text, size_t len, IperfResult *ret, char *err, 
 int iperf_binary_trusted(const char *path, char *err, size_t size);
 /* The same checks on a file opened once: its descriptor (O_PATH, above 2), to run through IperfRequest.binary_fd. */
 int iperf_binary_open(const char *path, char *err, size_t size);
-/* The user root's iperf3 runs as (systemd/r8169-tuned.sysusers), if it exists (not root); else "nobody". */
+/* The user root's iperf3 runs as (systemd/r8169-tuned.sysusers), if it exists with a uid and group
+ * of its own (not root's, not nobody's uid); else "nobody". */
 #define IPERF_USER "_r8169-tuned-iperf"
 bool iperf_user_exists(void);
 /*

@@ -86,6 +86,9 @@ typedef struct LinkEnv {
         int (*packets)(struct LinkEnv *e, int ifindex, uint64_t *ret);
         struct nl_sock *stats; /* rtnetlink, opened at the first sample */
         bool stats_warned;
+        /* What a packet socket probe gave at start (packet_wake_probe): a link that asks for dynamic
+         * link power is told at once, at every start and reload, when it cannot have it. */
+        int packet_wake_error;
 } LinkEnv;
 
 void link_env_done(LinkEnv *e);
@@ -125,6 +128,8 @@ typedef enum LinkPowerWant {
 LinkPowerWant link_power_want(const Link *l);
 /* Dynamic link power ends for this link until a reload: said once, at notice, with why (a string that lives on). */
 void link_power_stop(Link *l, LinkEnv *e, const char *why);
+/* No packet socket for the link's wake (r: why), said with what grants one, and link power stopped. */
+void link_power_no_socket(Link *l, LinkEnv *e, int r);
 /* Busy: one sample of dynamic link power (tx timeouts, L1 as we left it, the packet counters). */
 LinkWork link_sample_power(Link *l, LinkEnv *e, uint64_t now_usec);
 /* Idle: the window after a wake is over, with the packets the wake socket counted in it. */

@@ -16,6 +16,8 @@
  * Needs CAP_NET_RAW.
  */
 
+/* Whether this process may open one at all (the unit's sandbox may not grant it): 0 or -errno. */
+int packet_wake_probe(void);
 /* A non-blocking socket for ifindex, filter attached before it is bound (no frame slips past it); -errno. */
 int packet_wake_open(int ifindex);
 /* Frames the filter passed since the socket was opened or last taken (queued or dropped), and an empty queue. */

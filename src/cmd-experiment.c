@@ -242,7 +242,8 @@ static int check_arguments(const Options *o, Experiment *e) {
         }
         if (geteuid() == 0 && !iperf_user_exists())
                 log_warning("iperf3 runs as nobody, shared with other services (any process of theirs may trace it): the "
-                            "user " IPERF_USER " is missing; systemd-sysusers creates it (the package does at install).");
+                            "user " IPERF_USER " is missing, or has root's uid or group or nobody's uid; systemd-sysusers "
+                            "creates it (the package does at install).");
         return 0;
 }
 

@@ -97,10 +97,29 @@ typedef struct Credentials {
         const char *name;
 } Credentials;
 
-bool iperf_user_exists(void) {
+/* IPERF_USER, if it is one to run as: not root's uid or group, not nobody's uid. */
+static bool iperf_user(uid_t *ret_uid, gid_t *ret_gid) {
         struct passwd *pw = getpwnam(IPERF_USER);
+        uid_t uid;
+        gid_t gid;
 
-        return pw && pw->pw_uid != 0;
+        if (!pw || pw->pw_uid == 0 || pw->pw_gid == 0)
+                return false;
+        uid = pw->pw_uid;
+        gid = pw->pw_gid;
+        pw = getpwnam("nobody"); /* (the same static buffer: uid and gid are copied first) */
+        if (pw && pw->pw_uid == uid)
+                return false;
+        *ret_uid = uid;
+        *ret_gid = gid;
+        return true;
+}
+
+bool iperf_user_exists(void) {
+        uid_t uid;
+        gid_t gid;
+
+        return iperf_user(&uid, &gid);
 }
 
 /* Root's child runs without privilege: iperf3 parses what a network peer sends (CVE-2023-38403). As a
@@ -108,12 +127,13 @@ bool iperf_user_exists(void) {
  * dumpable again after exec); as nobody where that user is missing, which the experiment says. */
 static Credentials credentials(void) {
         struct passwd *pw;
+        uid_t uid;
+        gid_t gid;
 
         if (geteuid() != 0)
                 return (Credentials) {};
-        pw = getpwnam(IPERF_USER);
-        if (pw && pw->pw_uid != 0)
-                return (Credentials) { .drop = true, .uid = pw->pw_uid, .gid = pw->pw_gid, .name = IPERF_USER };
+        if (iperf_user(&uid, &gid))
+                return (Credentials) { .drop = true, .uid = uid, .gid = gid, .name = IPERF_USER };
         pw = getpwnam("nobody");
         return (Credentials) { .drop = true, .uid = pw ? pw->pw_uid : 65534, .gid = pw ? pw->pw_gid : 65534, .name = "nobody" };
 }
@@ -362,7 +382,8 @@ int iperf_run(const IperfRequest *req, volatile sig_atomic_t *interrupted, Iperf
                 return -ENOENT;
         }
         if (WIFEXITED(status) && WEXITSTATUS(status) == IPERF_EXIT_SETUP && len == 0) {
-                snprintf(err, size, "cannot start iperf3 without privileges (as %s, no new privileges)", cred.name ?: "nobody");
+                snprintf(err, size, "cannot start iperf3 without privileges (%s%s%sno new privileges)", cred.drop ? "as " : "",
+                         cred.drop ? cred.name : "", cred.drop ? ", " : "");
                 return -EPERM;
         }
         r = iperf_parse_json(out ?: "", len, &res, err, size);

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
 #include <inttypes.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
 
 #include "link.h"
 #include "log.h"
@@ -76,6 +79,25 @@ void link_power_stop(Link *l, LinkEnv *e, const char *why) {
         l->power.active = false;
         log_nic(LOG_NOTICE, R8T_MESSAGE_NIC_TUNED, &l->nic, 0, "dynamic link power is off for this link: %s", why);
         link_power_save(l, e, now_usec(e));
+}
+
+void link_power_no_socket(Link *l, LinkEnv *e, int r) {
+        if (l->power.stopped)
+                return;
+        /* The unit's sandbox as shipped: no CAP_NET_RAW in the bounding set (EPERM), no AF_PACKET
+         * (its seccomp filter's EAFNOSUPPORT). Anything else is said as it is. */
+        if (r == -EAFNOSUPPORT || (r == -EPERM && prctl(PR_CAPBSET_READ, CAP_NET_RAW, 0, 0, 0) == 0)) {
+                log_nic(LOG_WARNING, R8T_MESSAGE_NIC_TUNED, &l->nic, r,
+                        "dynamic link power needs a packet socket, which the service may not open (%m): the unit grants "
+                        "CAP_NET_RAW and AF_PACKET only with its drop-in; link " R8T_LINK_POWER_DROPIN
+                        " into /etc/systemd/system/r8169-tuned.service.d/, then systemctl daemon-reload and "
+                        "systemctl restart r8169-tuned (r8169-tuned.conf(5), DYNAMIC LINK POWER)");
+                link_power_stop(l, e, "the service may not open a packet socket (the unit's link-power drop-in grants it)");
+                return;
+        }
+        log_nic(LOG_WARNING, R8T_MESSAGE_NIC_TUNED, &l->nic, r, "cannot open a packet socket on %s to wake on its traffic: %m",
+                nic_ifname(&l->nic) ?: "its interface");
+        link_power_stop(l, e, "no packet socket to wake it on traffic");
 }
 
 /* Before a plan: the rule's parameters, from the configuration in force (set up once per NIC). */
@@ -196,6 +218,12 @@ LinkWork link_apply(Link *l, LinkEnv *e) {
         backend_begin(&e->c->backend, &l->nic,
                       l->ifaces[0].ifindex > 0 ? l->ifaces[0].ifindex : l->ifaces[0].absent ? -1 : 0);
         context_plan_nic_daemon(e->c, &l->nic, l->power.stopped ? NULL : &l->power.plan, current, &plan);
+        /* Asked for where the service may not wake on traffic (the unit without its drop-in): said
+         * now, at every start and reload, not when the link is next quiet; planned without it. */
+        if (plan.link_power >= 0 && e->packet_wake_error < 0 && !l->power.stopped) {
+                link_power_no_socket(l, e, e->packet_wake_error);
+                context_plan_nic_daemon(e->c, &l->nic, NULL, current, &plan);
+        }
         context_record_tx_guard(e->c, &l->nic, &plan);
         /* drift = leave: what another tool took over stays with it until a reload. */
         for (size_t i = 0; i < plan.n; i++)

@@ -161,21 +161,8 @@ static void manager_link_power_sync(Manager *m, Link *l) {
                 if (r < 0)
                         close(fd);
         }
-        if (r == -EPERM || r == -EAFNOSUPPORT) {
-                /* The unit's sandbox as shipped: no CAP_NET_RAW (EPERM), no AF_PACKET (its seccomp filter's EAFNOSUPPORT). */
-                log_nic(LOG_WARNING, R8T_MESSAGE_NIC_TUNED, &l->nic, r,
-                        "dynamic link power needs a packet socket, which the service may not open (%m): the unit grants "
-                        "CAP_NET_RAW and AF_PACKET only with its drop-in; link " R8T_LINK_POWER_DROPIN
-                        " into /etc/systemd/system/r8169-tuned.service.d/, then systemctl daemon-reload and "
-                        "systemctl restart r8169-tuned (r8169-tuned.conf(5), DYNAMIC LINK POWER)");
-                link_power_stop(l, &m->env, "the service may not open a packet socket (the unit's link-power drop-in grants it)");
-                manager_mark_dirty(m, l);
-                return;
-        }
         if (r < 0) {
-                log_nic(LOG_WARNING, R8T_MESSAGE_NIC_TUNED, &l->nic, r, "cannot open a packet socket on %s to wake on its traffic: %m",
-                        nic_ifname(&l->nic) ?: "its interface");
-                link_power_stop(l, &m->env, "no packet socket to wake it on traffic");
+                link_power_no_socket(l, &m->env, r);
                 /* L1 goes back to what the plan without link power says. */
                 manager_mark_dirty(m, l);
                 return;
@@ -785,7 +772,7 @@ int manager_run(const Options *o) {
         sigset_t mask;
         int r;
 
-        m.env = (LinkEnv) { .c = &m.c, .opts = o };
+        m.env = (LinkEnv) { .c = &m.c, .opts = o, .packet_wake_error = packet_wake_probe() };
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
         sigaddset(&mask, SIGINT);

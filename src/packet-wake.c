@@ -45,6 +45,16 @@ int packet_wake_open(int ifindex) {
         return fd;
 }
 
+int packet_wake_probe(void) {
+        /* Protocol 0: never hooked into the stack, no frame reaches it before it is closed. */
+        int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+
+        if (fd < 0)
+                return -errno;
+        close(fd);
+        return 0;
+}
+
 int packet_wake_take(int fd, uint64_t *ret_packets) {
         struct tpacket_stats st = {};
         socklen_t len = sizeof(st);
