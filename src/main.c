@@ -3,12 +3,12 @@
 #include <signal.h>
 #include <stdarg.h>
 
-#include "commands.h"
-#include "experiment.h"
-#include "iperf.h"
-#include "log.h"
-#include "manager.h"
-#include "report.h"
+#include "base/log.h"
+#include "commands/commands.h"
+#include "daemon/manager.h"
+#include "experiment/experiment.h"
+#include "experiment/iperf.h"
+#include "show/report.h"
 
 typedef enum CommandArgs {
         ARGS_NONE,

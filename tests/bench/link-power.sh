@@ -70,7 +70,7 @@ start_daemon() {
 }
 
 # The C sender: N datagrams as fast as it can, CPU per packet (user + system) with no packet
-# socket, or with the daemon's own wake socket (src/packet-wake.c, linked in) armed.
+# socket, or with the daemon's own wake socket (src/kernel/packet-wake.c, linked in) armed.
 cat >"$W/sender.c" <<'EOF'
 #include <arpa/inet.h>
 #include <net/if.h>
@@ -78,7 +78,7 @@ cat >"$W/sender.c" <<'EOF'
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include "packet-wake.h"
+#include "kernel/packet-wake.h"
 int main(int argc, char **argv) {
         long n = atol(argv[1]);
         struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(9) };
@@ -98,7 +98,7 @@ int main(int argc, char **argv) {
         return 0;
 }
 EOF
-cc -O2 -I "$SRCDIR/include" -o "$W/sender" "$W/sender.c" "$SRCDIR/src/packet-wake.c"
+cc -O2 -I "$SRCDIR/include" -o "$W/sender" "$W/sender.c" "$SRCDIR/src/kernel/packet-wake.c"
 
 # The driver: traffic patterns, the 1 ms poll of link/l1_aspm, the vendor rule on the counters.
 cat >"$W/drive.py" <<'EOF'

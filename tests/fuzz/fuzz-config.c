@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The configuration parser: any bytes as /etc/r8169-tuned/r8169-tuned.conf, parsed from memory. */
-#include "config.h"
-#include "log.h"
+#include "base/log.h"
+#include "decide/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

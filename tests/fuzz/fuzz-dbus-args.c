@@ -8,8 +8,8 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "log.h"
-#include "manager-internal.h"
+#include "base/log.h"
+#include "daemon/manager-internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

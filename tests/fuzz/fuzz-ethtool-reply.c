@@ -2,7 +2,7 @@
 /* The ethtool netlink reply and notification parsers: any bytes as a kernel message. */
 #include <net/if.h>
 
-#include "backend.h"
+#include "kernel/backend.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

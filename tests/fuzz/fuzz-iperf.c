@@ -2,7 +2,7 @@
 /* iperf3's --json report, as the experiment reads it from the binary's output. */
 #include <math.h>
 
-#include "iperf.h"
+#include "experiment/iperf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

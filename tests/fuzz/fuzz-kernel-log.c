@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The kernel-log XID parser, and the chip lookup of whatever it finds. */
-#include "nic.h"
+#include "kernel/nic.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

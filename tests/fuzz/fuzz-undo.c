@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The undo-journal reader: any bytes as /run/r8169-tuned/<slot>. */
-#include "undo.h"
+#include "state/undo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@
 #include <netlink/msg.h>
 #include <sys/stat.h>
 
-#include "util.h"
+#include "base/util.h"
 
 static void save(const char *dir, const char *name, struct nl_msg *m) {
         char path[4096];

@@ -10,7 +10,7 @@
 # does not run unless a [device] section asks.
 source "$SRCDIR/tests/lib.sh"
 sandbox "$@"
-MSG_CHANGED=$(sed -n 's/^#define R8T_MESSAGE_KNOB_CHANGED *"\(.*\)"$/\1/p' "$SRCDIR/include/messages.h")
+MSG_CHANGED=$(sed -n 's/^#define R8T_MESSAGE_KNOB_CHANGED *"\(.*\)"$/\1/p' "$SRCDIR/include/base/messages.h")
 fx=$(fixture lenovo-8168h)
 L="$fx/sys/bus/pci/devices/0000:01:00.0/link"
 link() { cat "$L/$1"; }

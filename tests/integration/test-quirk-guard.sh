@@ -8,7 +8,7 @@
 # forgets it.
 source "$SRCDIR/tests/lib.sh"
 sandbox "$@"
-MSG=$(sed -n 's/^#define R8T_MESSAGE_QUIRK_GUARD *"\(.*\)"$/\1/p' "$SRCDIR/include/messages.h")
+MSG=$(sed -n 's/^#define R8T_MESSAGE_QUIRK_GUARD *"\(.*\)"$/\1/p' "$SRCDIR/include/base/messages.h")
 feature() { ethtool -k enp3s0 | sed -n "s/^$1: \([a-z]*\).*/\1/p"; }
 feature_is() { [[ $(feature "$1") == "$2" ]]; }
 entries() { journal_json MESSAGE_ID="$MSG" | wc -l; }
@@ -62,6 +62,7 @@ contains "journal: what and where" "rtl8168g-sg-tso taken back, and not applied 
 record="$TMP/state/0000:03:00.0-509.guard"
 eq "remembered: the board" "board LENOVO / 20KN001QGE" "$(head -1 "$record")"
 eq "remembered: the entry" "quirks rtl8168g-sg-tso" "$(sed -n 2p "$record")"
+eq "remembered: readable by plan and status as any user" 644 "$(stat -c %a "$record")"
 daemon_stop
 
 # A reboot: the boot's own records are gone (tmpfs), the counter starts from 0; the board's stays.

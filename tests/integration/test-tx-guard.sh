@@ -6,7 +6,7 @@
 # L1 off itself (6.3+), r8169-tuned only refuses to turn it back on.
 source "$SRCDIR/tests/lib.sh"
 sandbox "$@"
-MSG_GUARD=$(sed -n 's/^#define R8T_MESSAGE_TX_TIMEOUT_GUARD *"\(.*\)"$/\1/p' "$SRCDIR/include/messages.h")
+MSG_GUARD=$(sed -n 's/^#define R8T_MESSAGE_TX_TIMEOUT_GUARD *"\(.*\)"$/\1/p' "$SRCDIR/include/base/messages.h")
 link() { cat "$fx/sys/bus/pci/devices/0000:01:00.0/link/$1"; }
 link_is() { [[ $(link "$1") == "$2" ]]; }
 guard_entries() { journal_json MESSAGE_ID="$MSG_GUARD" | wc -l; }

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "chip.h"
+#include "kernel/chip.h"
 
 /* One XID per row of the kernel 7.1 table (r8169_main.c of 7.1.5, rtl_chip_infos), chosen so
  * that no earlier row catches it: masked rows get a value only their mask admits. */

@@ -8,7 +8,7 @@
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 
-#include "backend.h"
+#include "kernel/backend.h"
 
 typedef struct Bit {
         const char *name;

@@ -13,9 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "experiment.h"
-#include "iperf.h"
-#include "util.h"
+#include "base/util.h"
+#include "experiment/experiment.h"
+#include "experiment/iperf.h"
 
 static char tmpdir[] = "/tmp/r8t-unit-exp.XXXXXX";
 

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "json.h"
+#include "base/json.h"
 
 static char *buf;
 static size_t len;

@@ -4,10 +4,10 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "backend.h"
-#include "knob.h"
-#include "sysroot.h"
-#include "undo.h"
+#include "kernel/backend.h"
+#include "kernel/knob.h"
+#include "kernel/sysroot.h"
+#include "state/undo.h"
 #include <linux/ethtool_netlink.h>
 #include <netlink/attr.h>
 #include <netlink/genl/genl.h>

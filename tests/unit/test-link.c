@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "link.h"
+#include "daemon/link.h"
 
 #define SLOT "0000:01:00.0"
 #define IFNAME "enp1s0"

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "linkpower.h"
+#include "decide/linkpower.h"
 
 #define SEC 1000000ull
 #define MS 1000ull

@@ -6,9 +6,9 @@
 #include <cmocka.h>
 #include <sys/stat.h>
 
-#include "config.h"
-#include "plan.h"
-#include "quirks.h"
+#include "decide/config.h"
+#include "decide/plan.h"
+#include "decide/quirks.h"
 
 static char tmpdir[] = "/tmp/r8t-unit.XXXXXX";
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "stats.h"
+#include "base/stats.h"
 
 /* cmocka 1.1.5 (Debian 12) compares floats only: doubles by hand, showing both on failure. */
 static void assert_close_(double a, double b, const char *file, int line) {

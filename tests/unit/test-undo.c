@@ -8,7 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "undo.h"
+#include "state/lock.h"
+#include "state/undo.h"
 
 static char dir[] = "/tmp/r8t-undo.XXXXXX";
 
@@ -122,17 +123,17 @@ static void test_leftovers(void **state) {
                 touch(gone[i]);
         /* Another writer holds the slot: its temporary file may be in the making. */
         touch("0000:03:00.0.tmp");
-        held = undo_lock_nic(dir, "0000:03:00.0", 0);
+        held = lock_nic(dir, "0000:03:00.0", 0);
         assert_true(held >= 0);
 
-        undo_remove_leftovers(dir);
+        lock_remove_leftovers(dir);
         for (size_t i = 0; i < 6; i++)
                 assert_true(exists(kept[i]));
         for (size_t i = 0; i < ELEMENTSOF(gone); i++)
                 assert_false(exists(gone[i]));
         assert_true(exists("0000:03:00.0.tmp"));
         close(held);
-        undo_remove_leftovers(dir);
+        lock_remove_leftovers(dir);
         assert_false(exists("0000:03:00.0.tmp"));
 
         /*

@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "confparse.h"
-#include "log.h"
-#include "quote.h"
-#include "util.h"
+#include "base/confparse.h"
+#include "base/log.h"
+#include "base/quote.h"
+#include "base/util.h"
 
 static void test_parse_u64(void **state) {
         uint64_t v = 7;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "nic.h"
+#include "kernel/nic.h"
 
 /*
  * r8169's own lines, one per format it has printed from 5.4 to 7.x, each decoded to the chip

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include "decide/plan.h"
+#include "kernel/backend.h"
+#include "state/undo.h"
+
+/* What the daemon remembers about one knob of one NIC between applies. */
+typedef struct KnobState {
+        bool unsupported_said; /* "not supported" is a state, said once */
+        bool held;             /* the planned value held after the last apply */
+        bool desired_set;      /* the last plan asked for desired */
+        uint64_t desired;
+        bool drift_logged;     /* drift said once at notice level */
+        bool yielded;          /* drift = leave: another tool owns it now */
+        bool kept_other;       /* the last apply wrote it and the kernel kept another value */
+        char failure[160];     /* why the last write failed ("setting clkpm 1 -> 0 failed: …"); "": it did not */
+} KnobState;
+
+typedef struct ApplyContext {
+        Backend *backend;
+        const char *state_dir;
+        unsigned writes;       /* writes issued so far */
+        unsigned fault_after;  /* test seam: raise fault_signal right after this many writes; 0: never */
+        int fault_signal;
+        KnobState *knobs;      /* per knob, _KNOB_MAX (daemon); NULL: a one-shot command */
+        bool daemon;           /* an interface not there yet is normal, not an error */
+        bool l1_guard;         /* restore: the link had a tx timeout, no L1 state goes back on */
+        bool give_back;        /* apply: first restore what the plan no longer asks for */
+} ApplyContext;
+
+typedef struct ApplyStats {
+        unsigned changed;     /* now holds the planned value */
+        unsigned unchanged;   /* already held it */
+        unsigned failed;      /* asked for, does not hold */
+        unsigned unsupported; /* asked for, the driver or kernel does not have it */
+        unsigned refused;     /* of those, refused only at the write: not as planned (plan wanted it) */
+        unsigned restored;
+        unsigned left_alone;  /* someone else changed it since: not restored */
+        unsigned at_original; /* restore: back at its original already (by hand): nothing to write */
+        unsigned waiting;     /* daemon: the interface is not there yet (hotplug will bring it) */
+} ApplyStats;
+
+/*
+ * Makes the plan real: original recorded before each write, every write read
+ * back. With give_back, journal entries of knobs the plan no longer asks for
+ * (the profile switched to powersave, an override was removed) are restored
+ * first, in the same pass over the journal.
+ */
+int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *plan, ApplyStats *st);
+/*
+ * Writes originals back where the value is still the one r8169-tuned set,
+ * leaves (and reports) what someone else changed since, and clears those
+ * entries. n is NULL when the NIC of that slot is gone: its journal is kept.
+ */
+int restore_nic(ApplyContext *ctx, const Nic *n, const char *slot, ApplyStats *st);

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+/* The daemon's state, shared by manager.c (events, the worker) and manager-bus.c (its D-Bus API). */
+
+#include <systemd/sd-bus.h>
+#include <systemd/sd-device.h>
+#include <systemd/sd-event.h>
+
+#include "daemon/link-set.h"
+#include "daemon/manager.h"
+#include "kernel/rtnl.h"
+
+/* linux/if.h's, which cannot be included beside glibc's net/if.h: the link has carrier. */
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP 0x10000
+#endif
+
+/* One of power-profiles-daemon's bus names, as profile = auto follows it (manager-bus.c). */
+typedef struct PpdName {
+        struct Manager *m;
+        size_t i;
+        char *owner; /* its unique name while owned: the only sender its signals are taken from */
+} PpdName;
+
+/* A NIC let go of with Release: taken back when the caller leaves the bus (manager-bus.c). */
+typedef struct Holder {
+        char slot[PCI_SLOT_LEN];
+        sd_bus_track *track;
+} Holder;
+
+/* A caller's Verify calls in the second that began at window_usec (0: the slot is free). */
+#define VERIFY_CALLERS 32
+typedef struct VerifyBudget {
+        uid_t uid;
+        uint64_t window_usec;
+        unsigned calls;
+} VerifyBudget;
+
+typedef struct Manager {
+        const Options *opts;
+        Context c;              /* root, backends and policy; c.nics is not used */
+        LinkEnv env;            /* what every link shares: c, the options, the packet counters */
+        sd_event *event;
+
+        LinkSet links;          /* links.queue[0..n_queue): the links with work (dirty or drift_check), each once */
+        size_t n_queue;
+        unsigned n_tuned, n_waiting, n_unsupported; /* of the last applies, for STATUS= */
+        char status[256];       /* the last STATUS= sent */
+        unsigned dump;          /* generation of the last link dump */
+
+        sd_device_monitor *monitor;
+        NetlinkMonitor *rtnl;
+        sd_event_source *rtnl_source;
+        NetlinkMonitor *ethmon;
+        sd_bus *bus;
+        sd_bus_slot *sleep_slot;
+        sd_bus_slot *login1_owner_slot;
+        char *login1_owner;     /* logind's unique name (NameOwnerChanged): only its PrepareForSleep counts */
+        bool bus_api;           /* the D-Bus API is on the bus (manager-bus.c) */
+        PpdName ppd[2];         /* power-profiles-daemon's new and old names */
+        Holder *holders;        /* NICs let go of while their caller (an experiment) is on the bus */
+        size_t n_holders;
+        VerifyBudget verify[VERIFY_CALLERS]; /* Verify by callers other than root: a second's calls per uid */
+        sd_event_source *work;  /* the deferred, coalescing worker */
+        sd_event_source *retry; /* a NIC's lock was busy: try again shortly */
+        sd_event_source *trim;  /* after a large message: malloc_trim (manager-bus.c) */
+        sd_event_source *link_power_timer; /* one wakeup per sample period while any NIC under dynamic link power is busy */
+        int service_lock;       /* <state_dir>/daemon.lock, held while the daemon runs */
+        bool rescan;            /* rediscover PCI devices before working */
+        bool everything;        /* re-apply every NIC */
+        uint64_t link_power_period; /* the sample timer's period: the shortest a busy link asks; 0: none is busy */
+        bool running;           /* the event loop runs: events are acted on at once */
+        bool records_unsure;    /* the start-up sweep left link power records behind */
+} Manager;
+
+/* What a link operation asked for (LinkWork), done; then its link power's socket or sampling timer as it now wants. */
+void manager_do(Manager *m, Link *l, LinkWork w);
+/* A link's wake socket and window, closed. */
+void manager_link_power_drop(Link *l);
+/* Work for every NIC, or one, at the next idle moment. */
+void manager_schedule(Manager *m);
+void manager_mark_dirty(Manager *m, Link *l);
+/* An apply of this NIC now, before the caller goes on (Apply over D-Bus answers after it); queued while a rescan is due. */
+void manager_apply_now(Manager *m, Link *l);
+/* Resolves the profile again (power source, runtime choice); says so and marks everything when it changed. */
+void manager_update_profile(Manager *m);
+/* Reads the configuration again, leaving out files with problems, and re-applies. */
+void manager_reload(Manager *m);
+
+/* The D-Bus API (io.github.r8169_tuned1) on m->bus; without a bus, none. */
+int manager_bus_start(Manager *m);
+/* profile = auto: follows power-profiles-daemon on m->bus (manager-bus.c). */
+int manager_bus_watch_desktop(Manager *m);
+void manager_bus_done(Manager *m);
+/* After a rescan: NIC objects added and removed (ObjectManager), the Nics property, each NIC's properties. */
+void manager_bus_nics_changed(Manager *m, const char (*before)[13], size_t n_before);
+/* Tells bus clients what changed: the manager's properties, the NIC list. */
+void manager_bus_changed(Manager *m, const char *property);
+
+/*
+ * The NICs an "as" argument of Apply, Restore or Release names, into selected[] (one per link;
+ * none named: every one), or a D-Bus error: a name longer than a slot or an interface name,
+ * more than 64 names, a NIC not known. Read in place: nothing is copied.
+ */
+int manager_bus_select_links(Manager *m, sd_bus_message *msg, bool *selected, sd_bus_error *error);

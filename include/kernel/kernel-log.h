@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include "base/util.h"
+
+/* A kernel log given as a file (--kernel-log): a regular file of at most 16 MiB. */
+#define KERNEL_LOG_MAX (16u << 20)
+
+typedef void (*kernel_log_line_fn)(const char *line, size_t len, void *userdata);
+
+/*
+ * Calls fn for each line of the file, without its newline. A line with a NUL, or longer
+ * than any line r8169 writes (1023 bytes), is not one of its lines and is skipped.
+ * Errors: -errno of open, -EBADF for what is not a regular file (a FIFO or a device
+ * would block or never end), -EFBIG beyond KERNEL_LOG_MAX.
+ */
+int kernel_log_for_each_line(const char *path, kernel_log_line_fn fn, void *userdata);
+/* Words for those errors: "not a regular file", "larger than 16 MiB", else strerror. */
+const char *kernel_log_error_string(int error);

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <netlink/attr.h>
+#include <netlink/handlers.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+
+#include "base/util.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_sock *, nl_socket_free);
+#define _cleanup_nlmsg_ _cleanup_(nlmsg_freep)
+
+/* libnl's -NLE_* codes stop here: the rest of the program sees negative errno. */
+int nle_to_errno(int nle);
+/*
+ * Dispatches everything queued on a non-blocking socket to its callbacks;
+ * -ENOBUFS when the kernel dropped messages (the caller must resynchronise).
+ */
+int netlink_drain(struct nl_sock *s);
+/* Joins a multicast group on a connected socket, non-blocking, every message to cb. */
+int netlink_subscribe(struct nl_sock *s, int group, nl_recvmsg_msg_cb_t cb, void *arg);
+/*
+ * Copies a string attribute that must be NUL-terminated inside the attribute
+ * and fit in size; libnl's NLA_NUL_STRING policy checks neither.
+ */
+int netlink_attr_string(const struct nlattr *a, char *buf, size_t size);
+
+/*
+ * A socket subscribed to a multicast group, read when its fd is readable. Each
+ * protocol (ethtool-nl.c, rtnl.c) embeds it as the first member of its own
+ * monitor, which carries the typed handler its parser calls.
+ */
+typedef struct NetlinkMonitor {
+        struct nl_sock *sock;
+} NetlinkMonitor;
+
+/* Allocates size bytes (a protocol's monitor, NetlinkMonitor first) and a socket. */
+int netlink_monitor_alloc(size_t size, NetlinkMonitor **ret);
+NetlinkMonitor *netlink_monitor_free(NetlinkMonitor *m);
+DEFINE_TRIVIAL_CLEANUP_FUNC(NetlinkMonitor *, netlink_monitor_free);
+int netlink_monitor_fd(NetlinkMonitor *m);
+/* Dispatches what is queued; -ENOBUFS when the kernel dropped messages. */
+int netlink_monitor_receive(NetlinkMonitor *m);
+
+/*
+ * What a monitor's receive queue may hold, as udevd and networkd size theirs: a burst of
+ * hundreds of interfaces is thousands of notifications of a few KiB each (skb truesize),
+ * and the kernel drops what does not fit (ENOBUFS). Memory is charged only while queued.
+ */
+#define NETLINK_MONITOR_RCVBUF (128 * 1024 * 1024)
+/*
+ * Sets a socket's receive buffer: SO_RCVBUFFORCE (CAP_NET_ADMIN may exceed
+ * net.core.rmem_max), else SO_RCVBUF (capped by it). The size the kernel granted in *ret
+ * (it doubles the request for its own bookkeeping) when ret is not NULL.
+ */
+int netlink_set_rcvbuf(int fd, int bytes, int *ret);
+int netlink_monitor_set_rcvbuf(NetlinkMonitor *m, int bytes, int *ret);

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <dirent.h>
+
+#include "base/util.h"
+
+/*
+ * Every sysfs access of r8169-tuned goes through here: paths are resolved
+ * inside a root directory ("/sys", or a fixture tree given with --sysfs),
+ * the last component is never a symlink, only allowlisted attribute names
+ * are opened, and reads are bounded.
+ */
+typedef struct Sysroot Sysroot;
+
+int sysroot_new(const char *path, Sysroot **ret);
+Sysroot *sysroot_free(Sysroot *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Sysroot *, sysroot_free);
+
+const char *sysroot_path(const Sysroot *s);
+/* Whether the root is the real /sys (not a fixture). */
+bool sysroot_is_live(const Sysroot *s);
+
+/* Reads an attribute into buf (NUL-terminated, trailing whitespace stripped). */
+int sysroot_read(const Sysroot *s, const char *dir, const char *attr, char *buf, size_t size);
+int sysroot_read_u64(const Sysroot *s, const char *dir, const char *attr, uint64_t *ret);
+/* Writes value (a newline is added) to an allowlisted writable attribute. */
+int sysroot_write(const Sysroot *s, const char *dir, const char *attr, const char *value);
+/* Opens a directory under the root, O_DIRECTORY, for listing. */
+int sysroot_open_dir(const Sysroot *s, const char *dir);
+/* The same as a DIR stream for readdir(): 0 or -errno. */
+int sysroot_opendir(const Sysroot *s, const char *dir, DIR **ret);
+/*
+ * The same on a directory sysroot_open_dir() opened: several attributes of one directory,
+ * one path walk. The attribute is one component and never a symlink.
+ */
+int sysroot_read_at(int dfd, const char *attr, char *buf, size_t size);
+int sysroot_read_u64_at(int dfd, const char *attr, uint64_t *ret);
+int sysroot_write_at(int dfd, const char *attr, const char *value);
+/* Opens an allowlisted attribute read-only and returns the fd (for mmap of a BAR image). */
+int sysroot_open_attr(const Sysroot *s, const char *dir, const char *attr);
+bool sysroot_attr_allowed(const char *attr, bool write);

@@ -1,7 +1,0 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
-#pragma once
-
-#include "context.h"
-
-/* The long-running service: one sd-event loop, no threads, no polling. Returns the exit code. */
-int manager_run(const Options *o);

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <libgen.h>
+
+#include "decide/kernel-defaults.h"
+#include "kernel/chip.h"
+
+/* The rows' own keys; a value may continue on indented lines, as in the quirk files. */
+static const char *const keys[] = { "knob", "mac", "kernel", "value", "unless", "commit", "landed", "source", "note" };
+/* What a row may name besides the knobs: the kernel's per-speed EEE and the chip's LTR, shown only. */
+static const char *const shown_only[] = { "eee_2500", "eee_5000", "ltr" };
+
+const char *kernel_defaults_path(const char *quirks_dir, char *buf, size_t size) {
+        _cleanup_free_ char *copy = NULL;
+
+        if (!quirks_dir)
+                return R8T_KERNEL_DEFAULTS;
+        copy = strdup(quirks_dir);
+        if (!copy)
+                return R8T_KERNEL_DEFAULTS;
+        snprintf(buf, size, "%s/kernel-defaults.conf", dirname(copy));
+        return buf;
+}
+
+static void row_done(KernelDefault *r) {
+        free(r->id);
+        free(r->knob);
+        free(r->kernels);
+        free(r->value);
+        free(r->unless);
+        free(r->commit);
+        free(r->landed);
+        free(r->source);
+        free(r->note);
+}
+
+void kernel_defaults_done(KernelDefaults *kd) {
+        for (size_t i = 0; i < kd->n; i++)
+                row_done(&kd->rows[i]);
+        free(kd->rows);
+        free(kd->file);
+        *kd = (KernelDefaults) {};
+}
+
+typedef struct Loader {
+        KernelDefaults *kd;
+        const char *last_key; /* the key an indented line continues */
+        char *text[ELEMENTSOF(keys)]; /* the current row's values, continuations joined */
+        unsigned line[ELEMENTSOF(keys)];
+} Loader;
+
+static int append(char **field, const char *value) {
+        char *n;
+
+        if (!*field)
+                return (*field = strdup(value)) ? 0 : -ENOMEM;
+        if (asprintf(&n, "%s %s", *field, value) < 0)
+                return -ENOMEM;
+        free(*field);
+        *field = n;
+        return 0;
+}
+
+static int key_index(const char *key) {
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                if (streq(keys[i], key))
+                        return (int) i;
+        return -1;
+}
+
+static bool is_shown_only(const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(shown_only); i++)
+                if (streq(shown_only[i], name))
+                        return true;
+        return false;
+}
+
+/* The row a section's lines made: checked, parsed, kept (or left out with its complaints). */
+static void finish_row(Loader *l, Diagnostics *d) {
+        KernelDefaults *kd = l->kd;
+        KernelDefault *r;
+        char *save = NULL;
+
+        if (kd->n == 0 || kd->rows[kd->n - 1].knob) {
+                for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                        free(l->text[i]), l->text[i] = NULL;
+                return;
+        }
+        r = &kd->rows[kd->n - 1];
+        for (size_t i = 0; i < 4; i++) /* knob, mac, kernel, value */
+                if (!l->text[i]) {
+                        diag_add(d, r->file, r->line, "[%s] has no %s", r->id, keys[i]);
+                        goto bad;
+                }
+        if (!l->text[7]) {
+                diag_add(d, r->file, r->line, "[%s] has no source", r->id);
+                goto bad;
+        }
+        r->knob_id = knob_from_name(l->text[0]);
+        if (r->knob_id < 0 && !is_shown_only(l->text[0])) {
+                diag_add(d, r->file, l->line[0], "[%s]: \"%s\" is neither a knob nor one of eee_2500, eee_5000, ltr", r->id,
+                         l->text[0]);
+                goto bad;
+        }
+        for (char *w = strtok_r(l->text[1], " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+                uint64_t v;
+                if (parse_u64(w, &v) < 0 || v >= KERNEL_DEFAULTS_MAC_MAX) {
+                        diag_add(d, r->file, l->line[1], "[%s]: bad mac \"%s\": expected RTL_GIGA_MAC_VER numbers", r->id, w);
+                        goto bad;
+                }
+                r->mac[v] = true;
+        }
+        save = NULL;
+        for (char *w = strtok_r(l->text[2], " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+                KernelRange kr, *n;
+                if (kernel_range_parse(w, &kr) < 0) {
+                        diag_add(d, r->file, l->line[2], "[%s]: bad kernel \"%s\": expected ranges like 6.1.53..6.2", r->id, w);
+                        goto bad;
+                }
+                n = reallocarray(r->kernels, r->n_kernels + 1, sizeof(*n));
+                if (!n)
+                        goto bad;
+                r->kernels = n;
+                r->kernels[r->n_kernels++] = kr;
+        }
+        if (r->knob_id >= 0 && knob_parse_value(r->knob_id, l->text[3], &r->knob_value) < 0) {
+                diag_add(d, r->file, l->line[3], "[%s]: bad value \"%s\" for %s", r->id, l->text[3], l->text[0]);
+                goto bad;
+        }
+        r->knob = TAKE_PTR(l->text[0]);
+        r->value = TAKE_PTR(l->text[3]);
+        r->unless = TAKE_PTR(l->text[4]);
+        r->commit = TAKE_PTR(l->text[5]);
+        r->landed = TAKE_PTR(l->text[6]);
+        r->source = TAKE_PTR(l->text[7]);
+        r->note = TAKE_PTR(l->text[8]);
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                free(l->text[i]), l->text[i] = NULL;
+        return;
+bad:
+        row_done(r);
+        kd->n--;
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                free(l->text[i]), l->text[i] = NULL;
+}
+
+static void on_line(void *userdata, const char *file, unsigned line, const char *section, const char *key, const char *value,
+                    bool continuation, Diagnostics *d) {
+        Loader *l = userdata;
+        KernelDefaults *kd = l->kd;
+        KernelDefault *n;
+        int k;
+
+        if (!key) {
+                finish_row(l, d);
+                l->last_key = NULL;
+                n = reallocarray(kd->rows, kd->n + 1, sizeof(*n));
+                if (!n)
+                        return;
+                kd->rows = n;
+                kd->rows[kd->n++] = (KernelDefault) { .id = strdup(section), .file = kd->file, .line = line, .knob_id = -1 };
+                return;
+        }
+        if (kd->n == 0) {
+                diag_add(d, file, line, "\"%s\" outside of a [row] section, ignored", key);
+                return;
+        }
+        if (continuation) {
+                if (l->last_key)
+                        (void) append(&l->text[key_index(l->last_key)], value);
+                return;
+        }
+        k = key_index(key);
+        if (k < 0) {
+                diag_add(d, file, line, "unknown key \"%s\" in [%s]", key, kd->rows[kd->n - 1].id);
+                l->last_key = NULL;
+                return;
+        }
+        if (l->text[k]) {
+                diag_add(d, file, line, "%s given twice in [%s]", key, kd->rows[kd->n - 1].id);
+                return;
+        }
+        l->last_key = keys[k];
+        l->line[k] = line;
+        (void) append(&l->text[k], value);
+}
+
+static bool rows_overlap(const KernelDefault *a, const KernelDefault *b) {
+        if (!streq(a->knob, b->knob) || !kernel_ranges_overlap(a->kernels, a->n_kernels, b->kernels, b->n_kernels))
+                return false;
+        for (size_t m = 0; m < KERNEL_DEFAULTS_MAC_MAX; m++)
+                if (a->mac[m] && b->mac[m])
+                        return true;
+        return false;
+}
+
+int kernel_defaults_load(KernelDefaults *kd, const char *path, Diagnostics *d) {
+        Loader l = { .kd = kd };
+        int r;
+
+        *kd = (KernelDefaults) { .file = strdup(path) };
+        if (!kd->file)
+                return -ENOMEM;
+        if (access(path, F_OK) < 0)
+                return -errno;
+        r = conf_parse_file(path, on_line, &l, d);
+        finish_row(&l, d);
+        if (r < 0)
+                return r;
+        /* One answer per knob, chip and release: two rows that both hold are a mistake in the data. */
+        for (size_t i = 0; i < kd->n; i++)
+                for (size_t j = i + 1; j < kd->n; j++)
+                        if (rows_overlap(&kd->rows[i], &kd->rows[j]))
+                                diag_add(d, kd->file, kd->rows[j].line, "[%s] overlaps [%s] (line %u): the same knob, chip and release",
+                                         kd->rows[j].id, kd->rows[i].id, kd->rows[i].line);
+        return 0;
+}
+
+static bool row_holds(const KernelDefault *r, const char *knob, unsigned mac, const KernelVersion *v) {
+        if (mac >= KERNEL_DEFAULTS_MAC_MAX || !r->mac[mac] || (knob && !streq(r->knob, knob)))
+                return false;
+        for (size_t i = 0; i < r->n_kernels; i++)
+                if (kernel_range_test(&r->kernels[i], v))
+                        return true;
+        return false;
+}
+
+const KernelDefault *kernel_defaults_find(const KernelDefaults *kd, const char *knob, unsigned mac, const KernelVersion *v) {
+        for (size_t i = 0; kd && i < kd->n; i++)
+                if (row_holds(&kd->rows[i], knob, mac, v))
+                        return &kd->rows[i];
+        return NULL;
+}
+
+size_t kernel_defaults_for(const KernelDefaults *kd, unsigned mac, const KernelVersion *v, const KernelDefault **ret, size_t size) {
+        size_t n = 0;
+
+        for (size_t i = 0; kd && i < kd->n && n < size; i++)
+                if (row_holds(&kd->rows[i], NULL, mac, v))
+                        ret[n++] = &kd->rows[i];
+        return n;
+}
+
+const char *kernel_default_macs(const KernelDefault *row, char *buf, size_t size) {
+        size_t n = 0;
+
+        buf[0] = '\0';
+        for (unsigned m = 0; m < KERNEL_DEFAULTS_MAC_MAX && n < size; m++)
+                if (row->mac[m])
+                        n += (size_t) snprintf(buf + n, size - n, "%s%u", n ? " " : "", m);
+        return buf;
+}
+
+const char *kernel_default_releases(const KernelDefault *row, char *buf, size_t size) {
+        size_t n = 0;
+
+        buf[0] = '\0';
+        for (size_t i = 0; i < row->n_kernels && n < size; i++) {
+                char r[64];
+                n += (size_t) snprintf(buf + n, size - n, "%s%s", i ? " " : "", kernel_range_to_string(&row->kernels[i], r, sizeof(r)));
+        }
+        return buf;
+}
+
+/*
+ * The chips an entry matches, as MAC versions: every XID the kernel resolves through its table,
+ * and the fast-Ethernet variants of 10ec:8136 where the entry's PCI ids allow them.
+ */
+static void quirk_macs(const Quirk *q, bool ret[KERNEL_DEFAULTS_MAC_MAX]) {
+        bool gbit = q->match.n_pci_ids == 0, fast = q->match.n_pci_ids == 0;
+        size_t n_ext;
+        const ChipInfo *ext = chip_ext_table(&n_ext);
+
+        for (size_t i = 0; i < q->match.n_pci_ids; i++) {
+                bool is8136 = q->match.pci_ids[i].vendor == 0x10ec && q->match.pci_ids[i].device == 0x8136;
+                fast = fast || is8136 || q->match.pci_ids[i].any_device;
+                gbit = gbit || !is8136;
+        }
+        memset(ret, 0, KERNEL_DEFAULTS_MAC_MAX * sizeof(bool));
+        for (unsigned x = 0; x <= 0xfff; x++) {
+                const ChipInfo *row;
+                bool hit = false;
+
+                if (x & ~0xfcfu)
+                        continue;
+                for (size_t i = 0; i < q->match.n_xids && !hit; i++)
+                        hit = !q->match.xids[i].extended && xid_match_test(&q->match.xids[i], (uint16_t) x);
+                row = hit ? chip_row((uint16_t) x) : NULL;
+                if (!row || row->extended)
+                        continue;
+                if (gbit)
+                        ret[row->mac_version] = true;
+                /* Without GMII VER_42 is the RTL8106eus (43), VER_46 the RTL8107e (48). */
+                if (fast && (row->mac_version == 42 || row->mac_version == 46))
+                        ret[row->mac_version == 42 ? 43 : 48] = true;
+        }
+        for (size_t i = 0; i < q->match.n_xids; i++)
+                for (size_t e = 0; q->match.xids[i].extended && e < n_ext; e++)
+                        if (!((ext[e].val ^ q->match.xids[i].value) & q->match.xids[i].mask & ext[e].mask))
+                                ret[ext[e].mac_version] = true;
+}
+
+/* At release v the kernel must do what the entry asks, wherever the data knows it. */
+static void check_at(const KernelDefaults *kd, const Quirk *q, const bool macs[KERNEL_DEFAULTS_MAC_MAX], const KernelVersion *v,
+                     const char *why, Diagnostics *d) {
+        char rel[24];
+
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                if (!q->set[k])
+                        continue;
+                for (unsigned m = 0; m < KERNEL_DEFAULTS_MAC_MAX; m++) {
+                        const KernelDefault *row = macs[m] ? kernel_defaults_find(kd, knob_get(k)->name, m, v) : NULL;
+                        char want[KNOB_VALUE_MAX];
+
+                        if (!row || row->knob_value == q->value[k])
+                                continue;
+                        diag_add(d, q->file, q->line,
+                                 "[%s] has confidence kernel, but where its %s (%s) r8169 leaves %s = %s on "
+                                 "RTL_GIGA_MAC_VER_%u, not %s (%s:%u [%s]): name the release that does it, or lower the tier",
+                                 q->id, why, kernel_version_to_string(v, rel, sizeof(rel)), row->knob, row->value, m,
+                                 knob_format_value(k, q->value[k], want, sizeof(want)), row->file, row->line, row->id);
+                        break; /* one message per knob */
+                }
+        }
+}
+
+void kernel_defaults_lint_quirks(const KernelDefaults *kd, const QuirkDb *db, Diagnostics *d) {
+        for (size_t i = 0; kd && i < db->n; i++) {
+                const Quirk *q = &db->quirks[i];
+                bool macs[KERNEL_DEFAULTS_MAC_MAX];
+
+                if (q->confidence != CONFIDENCE_KERNEL)
+                        continue;
+                quirk_macs(q, macs);
+                for (size_t r = 0; r < q->match.n_kernels; r++)
+                        if (q->match.kernels[r].to.known)
+                                check_at(kd, q, macs, &q->match.kernels[r].to, "range ends", d);
+                if (q->kernel_default_since.known)
+                        check_at(kd, q, macs, &q->kernel_default_since, "kernel-default-since says it does it", d);
+        }
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/json.h"
+#include "base/util.h"
+#include "show/report.h"
+#include "show/verification.h"
+
+int verification_add(Verification *vd, const char *slot, const char *ifname, const char *knob, const char *planned, const char *found,
+                       const char *source) {
+        Difference *v = reallocarray(vd->v, vd->n + 1, sizeof(Difference)), *d;
+
+        if (!v)
+                return -ENOMEM;
+        vd->v = v;
+        d = &v[vd->n++];
+        *d = (Difference) {};
+        strscpy(d->slot, sizeof(d->slot), slot);
+        strscpy(d->ifname, sizeof(d->ifname), ifname ?: "");
+        strscpy(d->knob, sizeof(d->knob), knob);
+        strscpy(d->planned, sizeof(d->planned), planned);
+        strscpy(d->found, sizeof(d->found), found);
+        strscpy(d->source, sizeof(d->source), source);
+        return 0;
+}
+
+int verification_add_nic(Verification *vd, const char *slot, const char *ifname, const char *state) {
+        Checked *c = reallocarray(vd->nics, vd->n_nics + 1, sizeof(Checked));
+
+        if (!c)
+                return -ENOMEM;
+        vd->nics = c;
+        c = &c[vd->n_nics++];
+        *c = (Checked) {};
+        strscpy(c->slot, sizeof(c->slot), slot);
+        strscpy(c->ifname, sizeof(c->ifname), ifname ?: "");
+        strscpy(c->state, sizeof(c->state), state ?: "");
+        return 0;
+}
+
+/* A NIC the service gave back (restore) and leaves alone until apply. */
+static bool given_back(const Checked *c) { return streq(c->state, "released"); }
+
+size_t verification_given_back(const Verification *vd) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < vd->n_nics; i++)
+                n += given_back(&vd->nics[i]);
+        return n;
+}
+
+/* Whether every knob of this NIC is as planned and the service has not given it back. */
+static bool verification_nic_ok(const Verification *vd, const Checked *c) {
+        for (size_t i = 0; i < vd->n; i++)
+                if (streq(vd->v[i].slot, c->slot))
+                        return false;
+        return !given_back(c);
+}
+
+void verification_done(Verification *vd) {
+        free(vd->nics);
+        free(vd->v);
+        diag_done(&vd->problems);
+}
+
+/* A NIC given back is not as planned: nothing says so on it, and a check must not pass it (ux-findings H5). */
+bool verification_ok(const Verification *vd) { return vd->n == 0 && verification_given_back(vd) == 0 && vd->problems.n == 0; }
+
+/* A value typed as plan types it (on/off a boolean, else a number), whether this process read it
+ * or the service said it as text; null when there is none (partial, not-present, ...). */
+static void verify_value_json(JsonWriter *w, const char *key, const char *knob, const char *text) {
+        KnobId k = knob_from_name(knob);
+        uint64_t v;
+
+        json_key(w, key);
+        if (k >= 0 && knob_parse_value(k, text, &v) >= 0)
+                report_knob_value_json(w, k, v);
+        else
+                json_null(w);
+}
+
+static void verify_json(const Verification *vd) {
+        JsonWriter w = json_writer(stdout);
+
+        json_object_begin(&w);
+        json_kv_u64(&w, "schema", REPORT_JSON_SCHEMA);
+        json_kv_bool(&w, "ok", verification_ok(vd));
+        json_kv_str(&w, "profile", vd->profile);
+        json_key(&w, "nics");
+        json_array_begin(&w);
+        for (size_t i = 0; i < vd->n_nics; i++) {
+                json_object_begin(&w);
+                json_kv_str(&w, "slot", vd->nics[i].slot);
+                json_kv_str(&w, "interface", vd->nics[i].ifname[0] ? vd->nics[i].ifname : NULL);
+                json_kv_str(&w, "service_state", vd->nics[i].state[0] ? vd->nics[i].state : NULL);
+                json_kv_bool(&w, "ok", verification_nic_ok(vd, &vd->nics[i]));
+                json_object_end(&w);
+        }
+        json_array_end(&w);
+        json_key(&w, "differences");
+        json_array_begin(&w);
+        for (size_t i = 0; i < vd->n; i++) {
+                json_object_begin(&w);
+                json_kv_str(&w, "slot", vd->v[i].slot);
+                json_kv_str(&w, "interface", vd->v[i].ifname[0] ? vd->v[i].ifname : NULL);
+                json_kv_str(&w, "knob", vd->v[i].knob);
+                verify_value_json(&w, "planned", vd->v[i].knob, vd->v[i].planned);
+                verify_value_json(&w, "found", vd->v[i].knob, vd->v[i].found);
+                json_kv_str(&w, "found_text", vd->v[i].found);
+                json_kv_str(&w, "source", vd->v[i].source);
+                json_object_end(&w);
+        }
+        json_array_end(&w);
+        json_key(&w, "given_back");
+        json_array_begin(&w);
+        for (size_t i = 0; i < vd->n_nics; i++) {
+                if (!given_back(&vd->nics[i]))
+                        continue;
+                json_object_begin(&w);
+                json_kv_str(&w, "slot", vd->nics[i].slot);
+                json_kv_str(&w, "interface", vd->nics[i].ifname[0] ? vd->nics[i].ifname : NULL);
+                json_object_end(&w);
+        }
+        json_array_end(&w);
+        report_config_problems_json(&w, &vd->problems);
+        json_object_end(&w);
+        json_end(&w);
+}
+
+static void verify_text(const Verification *vd) {
+        size_t released = verification_given_back(vd);
+
+        for (size_t i = 0; i < vd->n; i++)
+                printf("%s (%s) %s: planned %s, found %s (%s)\n", vd->v[i].ifname[0] ? vd->v[i].ifname : "-", vd->v[i].slot,
+                       vd->v[i].knob, vd->v[i].planned, vd->v[i].found, vd->v[i].source);
+        for (size_t i = 0; i < vd->n_nics; i++)
+                if (given_back(&vd->nics[i]))
+                        printf("%s (%s): given back by \"restore\"; the service leaves it alone until \"r8169-tuned apply\".\n",
+                               vd->nics[i].ifname[0] ? vd->nics[i].ifname : "-", vd->nics[i].slot);
+        for (size_t i = 0; i < vd->problems.n; i++)
+                printf("%s\n", vd->problems.msgs[i]);
+        if (verification_ok(vd) && vd->n_nics == 0)
+                printf("OK: no Realtek NIC here; nothing to verify.\n");
+        else if (verification_ok(vd))
+                printf("OK: every knob of %zu NIC%s is as planned (profile %s).\n", vd->n_nics, vd->n_nics == 1 ? "" : "s",
+                       vd->profile);
+        else if (released > 0)
+                printf("%zu knob%s differ%s from the plan; %zu NIC%s given back; %zu problem%s in configuration or quirk files.\n",
+                       vd->n, vd->n == 1 ? "" : "s", vd->n == 1 ? "s" : "", released, released == 1 ? "" : "s",
+                       vd->problems.n, vd->problems.n == 1 ? "" : "s");
+        else
+                printf("%zu knob%s differ%s from the plan; %zu problem%s in configuration or quirk files.\n", vd->n,
+                       vd->n == 1 ? "" : "s", vd->n == 1 ? "s" : "", vd->problems.n, vd->problems.n == 1 ? "" : "s");
+}
+
+void verification_parts(char *buf, size_t size, size_t differ, size_t given_back, size_t problems) {
+        /* Only the parts that are not zero (ux-findings L5). */
+        char parts[3][64];
+        size_t n = 0, len = 0;
+
+        if (differ > 0)
+                snprintf(parts[n++], sizeof(parts[0]), "%zu knob%s differ%s from the plan", differ, differ == 1 ? "" : "s",
+                         differ == 1 ? "s" : "");
+        if (given_back > 0)
+                snprintf(parts[n++], sizeof(parts[0]), "%zu NIC%s given back", given_back, given_back == 1 ? "" : "s");
+        if (problems > 0)
+                snprintf(parts[n++], sizeof(parts[0]), "%zu configuration problem%s", problems, problems == 1 ? "" : "s");
+        buf[0] = '\0';
+        for (size_t i = 0; i < n && len < size; i++)
+                len += (size_t) snprintf(buf + len, size - len, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ", parts[i]);
+}
+
+void verification_print(const Verification *vd, bool json) {
+        if (json)
+                verify_json(vd);
+        else
+                verify_text(vd);
+}
