@@ -89,8 +89,6 @@ void manager_reload(Manager *m);
 
 /* The D-Bus API (io.github.r8169_tuned1) on m->bus; without a bus, none. */
 int manager_bus_start(Manager *m);
-/* profile = auto: follows power-profiles-daemon on m->bus (manager-bus.c). */
-int manager_bus_watch_desktop(Manager *m);
 void manager_bus_done(Manager *m);
 /* After a rescan: NIC objects added and removed (ObjectManager), the Nics property, each NIC's properties. */
 void manager_bus_nics_changed(Manager *m, const char (*before)[13], size_t n_before);

@@ -96,8 +96,6 @@ int quirk_db_load_buffer(QuirkDb *db, const char *name, const char *buf, size_t 
 void quirk_db_done(QuirkDb *db);
 /* A throughput fix: in the performance profile and not in powersave (it costs power to win speed). */
 bool quirk_is_throughput_fix(const Quirk *q);
-/* Checks the database as a whole: duplicate ids, overlapping entries that contradict each other. */
-void quirk_db_lint(const QuirkDb *db, Diagnostics *d);
 
 /* Whether an entry is applied by itself (kernel, measured) or only suggested (reported). */
 static inline bool quirk_is_suggestion(const Quirk *q) { return q->confidence == CONFIDENCE_REPORTED; }

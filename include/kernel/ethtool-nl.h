@@ -4,6 +4,7 @@
 #include <linux/ethtool.h>
 
 #include "base/util.h"
+#include "kernel/ethtool-parse.h"
 #include "kernel/netlink-util.h"
 
 /*
@@ -18,27 +19,6 @@ typedef struct EthtoolError {
         char message[160]; /* extack text from the kernel, "" if none */
 } EthtoolError;
 
-typedef struct EthtoolFeature {
-        char name[ETH_GSTRING_LEN];
-        bool changeable; /* in hw_features */
-        bool active;
-} EthtoolFeature;
-
-typedef struct EthtoolFeatures {
-        EthtoolFeature *features;
-        size_t n;
-} EthtoolFeatures;
-
-void ethtool_features_done(EthtoolFeatures *f);
-
-/* A string set by index; "" where the kernel listed no string. */
-typedef struct EthtoolStrings {
-        char (*names)[ETH_GSTRING_LEN];
-        size_t n;
-} EthtoolStrings;
-
-void ethtool_strings_done(EthtoolStrings *s);
-const EthtoolFeature *ethtool_features_find(const EthtoolFeatures *f, const char *name);
 
 int ethtool_nl_new(EthtoolNl **ret);
 EthtoolNl *ethtool_nl_free(EthtoolNl *e);
@@ -68,28 +48,12 @@ int ethtool_nl_features_get(EthtoolNl *e, const char *ifname, EthtoolFeatures *r
 int ethtool_nl_features_set(EthtoolNl *e, const char *ifname, const char *const *names, const bool *values,
                             size_t n, EthtoolFeatures *ret_refused, EthtoolFeatures *ret_changed, EthtoolError *err);
 
-/*
- * Attribute groups (COALESCE, EEE, ...): a GET returns a flat list of u8/u32
- * attributes, a SET takes any subset. width[attr] says which ones to read and
- * how wide each is (1 or 4 bytes); 0 leaves an attribute out.
- */
-#define ETHTOOL_ATTRS_MAX 64
-typedef struct EthtoolAttrs {
-        uint32_t value[ETHTOOL_ATTRS_MAX];
-        bool present[ETHTOOL_ATTRS_MAX];
-} EthtoolAttrs;
 
 int ethtool_nl_attrs_get(EthtoolNl *e, uint8_t cmd, uint16_t header_attr, const char *ifname,
                          const uint8_t width[ETHTOOL_ATTRS_MAX], EthtoolAttrs *ret, EthtoolError *err);
 int ethtool_nl_attrs_set(EthtoolNl *e, uint8_t cmd, uint16_t header_attr, const char *ifname, const uint16_t *attrs,
                          const uint8_t *widths, const uint32_t *values, size_t n, EthtoolError *err);
 
-/* Reply parsers, exposed for unit tests and fuzzing: they take a whole generic netlink message. */
-/* names decodes compact bitsets (NULL: verbose ones only, a compact one is -EPROTO). */
-int ethtool_nl_parse_features(const void *nlmsg, size_t len, const EthtoolStrings *names, EthtoolFeatures *ret);
-/* A STRSET_GET reply: the strings of set id. */
-int ethtool_nl_parse_strings(const void *nlmsg, size_t len, uint32_t id, EthtoolStrings *ret);
-int ethtool_nl_parse_attrs(const void *nlmsg, size_t len, const uint8_t width[ETHTOOL_ATTRS_MAX], EthtoolAttrs *ret);
 
 /*
  * The ethtool "monitor" multicast group: FEATURES_NTF and COALESCE_NTF when
@@ -104,5 +68,3 @@ int ethtool_notification_features(const EthtoolNotification *ntf, EthtoolFeature
 
 /* Read it with netlink_monitor_receive() when its fd is readable; h is called per notification. */
 int ethtool_monitor_new(EthtoolNl *names_from, ethtool_monitor_handler h, void *userdata, NetlinkMonitor **ret);
-/* Pure: the command and device name of a notification (fuzzed). */
-int ethtool_nl_parse_notification(const void *nlmsg, size_t len, uint8_t *ret_cmd, char *ifname, size_t size);

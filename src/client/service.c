@@ -1,6 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <systemd/sd-bus.h>
 
 #include "base/log.h"
@@ -9,7 +7,6 @@
 #include "show/report.h"
 #include "show/verification.h"
 #include "state/lock.h"
-#include "state/undo.h"
 
 
 int service_bus_open(const Options *o, sd_bus **ret) {

@@ -25,7 +25,6 @@
 #include "experiment/power.h"
 #include "experiment/results.h"
 #include "state/lock.h"
-#include "state/undo.h"
 
 #define ROUNDS_DEFAULT 5
 #define SECONDS_DEFAULT 5

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <inttypes.h>
 #include "commands/commands.h"
-#include "kernel/backend.h"
 #include "show/report.h"
 
 static void knob_json(JsonWriter *w, const Knob *knob) {

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <systemd/sd-bus.h>
 
@@ -9,7 +8,6 @@
 #include "client/service.h"
 #include "commands/commands.h"
 #include "show/report.h"
-#include "state/undo.h"
 
 /* profile: what is in force (and why), or a switch at run time (--persist: also in a drop-in). */
 

@@ -7,7 +7,6 @@
 #include "client/service.h"
 #include "commands/commands.h"
 #include "state/lock.h"
-#include "state/undo.h"
 
 /*
  * What the unit's ExecReload= runs (systemd sets $MAINPID): the service reads its files again

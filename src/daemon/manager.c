@@ -10,6 +10,7 @@
 #include <linux/ethtool_netlink.h>
 
 #include "base/log.h"
+#include "daemon/desktop-profile.h"
 #include "daemon/link-set.h"
 #include "daemon/manager-internal.h"
 #include "decide/nic-log.h"
@@ -608,6 +609,7 @@ static void manager_free(Manager *m) {
         free(m->login1_owner);
         sd_bus_flush_close_unref(m->bus);
         manager_bus_done(m);
+        desktop_profile_done(m);
         netlink_monitor_free(m->rtnl);
         netlink_monitor_free(m->ethmon);
         context_done(&m->c);
@@ -689,7 +691,7 @@ static int manager_watch(Manager *m) {
                 m->bus = sd_bus_flush_close_unref(m->bus);
         } else {
                 (void) manager_bus_start(m);
-                (void) manager_bus_watch_desktop(m);
+                (void) desktop_profile_watch(m);
         }
         return 0;
 }

@@ -7,6 +7,7 @@
 #include "decide/context.h"
 #include "decide/kernel-defaults.h"
 #include "decide/nic-log.h"
+#include "decide/quirk-lint.h"
 #include "state/guard.h"
 #include "state/undo.h"
 

@@ -9,7 +9,6 @@
 #include <time.h>
 
 #include "base/log.h"
-#include "base/messages.h"
 #include "decide/nic-log.h"
 #include "experiment/measure.h"
 #include "experiment/power.h"

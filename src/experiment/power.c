@@ -6,7 +6,6 @@
 #include <dirent.h>
 
 #include "experiment/power.h"
-#include "kernel/sysroot.h"
 
 /* Package energy counters: powercap's intel-rapl zones (also on AMD), top level only. */
 void idle_power_find(Experiment *e) {

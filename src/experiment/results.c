@@ -12,6 +12,7 @@
 #include "base/json.h"
 #include "base/log.h"
 #include "experiment/results.h"
+#include "show/quirks.h"
 #include "show/report.h"
 
 const char *results_trial_from(const Trial *t, char *buf, size_t size) {

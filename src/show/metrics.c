@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
+#include "show/metrics.h"
 #include "show/report.h"
 
 /* A Prometheus label value: backslash, double quote and newline escaped. */

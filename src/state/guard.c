@@ -1,16 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The guard records: a NIC's tx timeouts, for this boot and, per board, across reboots. */
-#include <ctype.h>
-#include <dirent.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
-#include <linux/magic.h>
-#include <sys/file.h>
-#include <sys/statfs.h>
-#include <sys/sysmacros.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "base/util.h"
 #include "state/guard.h"

@@ -1,13 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The writers' locks in the state directory: one per NIC, one for the service. */
-#include <ctype.h>
-#include <dirent.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <libgen.h>
-#include <linux/magic.h>
 #include <sys/file.h>
-#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <time.h>

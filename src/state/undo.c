@@ -1,15 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <ctype.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
-#include <linux/magic.h>
-#include <sys/file.h>
-#include <sys/statfs.h>
-#include <sys/sysmacros.h>
-#include <sys/stat.h>
-#include <time.h>
 
 #include "kernel/backend.h"
 #include "state/record.h"

@@ -8,6 +8,7 @@
 
 #include "decide/config.h"
 #include "decide/plan.h"
+#include "decide/quirk-lint.h"
 #include "decide/quirks.h"
 
 static char tmpdir[] = "/tmp/r8t-unit.XXXXXX";

@@ -1,0 +1,492 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <inttypes.h>
+#include <stdarg.h>
+
+#include "show/plan.h"
+#include "show/quirks.h"
+#include "show/report.h"
+
+/* Where a value comes from, as the same members always: source, quirk, its grounds, reference, file, line. */
+static void provenance_json(JsonWriter *w, const Provenance *p) {
+        const Quirk *q = p->kind == PROVENANCE_QUIRK ? p->quirk : NULL;
+        bool cfg = p->kind == PROVENANCE_CONFIG;
+
+        json_kv_str(w, "source", provenance_kind_to_string(p->kind));
+        json_kv_str(w, "quirk", q ? q->id : NULL);
+        json_kv_str(w, "confidence", q ? confidence_to_string(q->confidence) : NULL);
+        json_kv_str(w, "reported_because", q ? doubt_to_string(q->reported_because) : NULL);
+        json_kv_str(w, "guard", q && q->guard_tx_timeout ? "tx-timeout" : NULL);
+        json_kv_str(w, "reason", q ? q->reason : NULL);
+        json_kv_str(w, "evidence", q ? q->evidence : NULL);
+        json_kv_str(w, "counter_evidence", q ? q->counter_evidence : NULL);
+        json_key(w, "reference");
+        if (q)
+                json_words(w, q->reference);
+        else
+                json_null(w);
+        json_kv_str(w, "file", cfg ? p->origin.file : NULL);
+        json_key(w, "line");
+        if (cfg)
+                json_u64(w, p->origin.line);
+        else
+                json_null(w);
+}
+
+static void plan_item_json(JsonWriter *w, const PlanItem *it, const char *because, const Nic *nic) {
+        char line[512];
+
+        json_object_begin(w);
+        json_kv_str(w, "knob", knob_get(it->knob)->name);
+        json_kv_str(w, "action", plan_action_to_string(it->action));
+        json_key(w, "current");
+        report_knob_reading_json(w, it->knob, &it->current);
+        json_kv_str(w, "because", because);
+        json_key(w, "desired");
+        if (it->action == PLAN_EXCLUDED)
+                json_null(w);
+        else
+                report_knob_value_json(w, it->knob, it->desired);
+        provenance_json(w, &it->why);
+        /* The kernel already does what the quirk asks, since this version: null when not. */
+        json_key(w, "kernel_default_since");
+        if (it->kernel_default) {
+                char since[24];
+                json_str(w, kernel_version_to_string(&it->why.quirk->kernel_default_since, since, sizeof(since)));
+        } else
+                json_null(w);
+        json_key(w, "overrides");
+        if (it->overrides) {
+                json_object_begin(w);
+                provenance_json(w, &it->overridden);
+                json_key(w, "value");
+                if (it->overridden.quirk && it->overridden.quirk->set[it->knob])
+                        report_knob_value_json(w, it->knob, it->overridden_value);
+                else
+                        json_null(w);
+                json_object_end(w);
+        } else
+                json_null(w);
+        json_kv_str(w, "experiment", it->action == PLAN_SUGGEST && it->why.quirk
+                                             ? quirk_experiment_line(it->why.quirk, nic_ifname(nic) ?: nic->slot, line, sizeof(line))
+                                             : NULL);
+        json_object_end(w);
+}
+
+/* null, or what link-power = dynamic asked for this NIC and whether it runs here. */
+void report_plan_link_power_json(JsonWriter *w, const NicPlan *p) {
+        if (!p->link_power_asked) {
+                json_null(w);
+                return;
+        }
+        json_object_begin(w);
+        json_kv_str(w, "mode", "dynamic");
+        json_kv_str(w, "file", p->link_power_origin.file);
+        json_key(w, "line");
+        if (p->link_power_origin.file)
+                json_u64(w, p->link_power_origin.line);
+        else
+                json_null(w);
+        json_kv_u64(w, "busy_packets_per_second", p->link_power_busy_pps);
+        json_key(w, "quiet_seconds");
+        if (p->link_power_quiet_s)
+                json_u64(w, p->link_power_quiet_s);
+        else
+                json_null(w);
+        json_kv_bool(w, "runs", !p->link_power_blocked);
+        json_kv_str(w, "blocked", p->link_power_blocked);
+        json_kv_str(w, "quirk", p->link_power_quirk ? p->link_power_quirk->id : NULL);
+        json_object_end(w);
+}
+
+/* The same in words: where it runs, what it does; where it cannot, why (and the quirk's reason). */
+static void plan_link_power_text(FILE *f, const NicPlan *p) {
+        char line[1024], where[300] = "";
+
+        if (!p->link_power_asked)
+                return;
+        if (p->link_power_origin.file)
+                snprintf(where, sizeof(where), " (%s:%u)", p->link_power_origin.file, p->link_power_origin.line);
+        if (!p->link_power_blocked && p->link_power_quiet_s)
+                snprintf(line, sizeof(line),
+                         "dynamic%s: the daemon turns L1 and L1.1 off when the link carries more than %" PRIu64
+                         " packets/s and on again after %" PRIu64 " s below that",
+                         where, p->link_power_busy_pps, p->link_power_quiet_s);
+        else if (!p->link_power_blocked)
+                snprintf(line, sizeof(line),
+                         "dynamic%s: the daemon turns L1 and L1.1 off when the link carries more than %" PRIu64
+                         " packets/s and on again after a quiet time it learns from the traffic (from 0.5 s)",
+                         where, p->link_power_busy_pps);
+        else
+                snprintf(line, sizeof(line), "dynamic asked%s, but not for this link: %s%s%s%s", where, p->link_power_blocked,
+                         p->link_power_quirk ? " (quirk " : "", p->link_power_quirk ? p->link_power_quirk->id : "",
+                         p->link_power_quirk ? ")" : "");
+        report_print_wrapped(f, "  link power:", "    ", line);
+        if (p->link_power_blocked && p->link_power_quirk) {
+                report_print_wrapped(f, "    reason:", "      ", p->link_power_quirk->reason);
+                report_print_wrapped(f, "    see:", "      ", p->link_power_quirk->reference);
+                fputs("    a [device] section naming this NIC with link-power = dynamic overrides the quirk\n", f);
+        }
+}
+
+static const char *held_back_because(const PlanReport *r, char *buf, size_t size) {
+        if (r->configured == PROFILE_BALANCED || r->configured == PROFILE_AUTO)
+                snprintf(buf, size, "performance profile only; on battery, balanced uses powersave");
+        else
+                snprintf(buf, size, "performance profile only; profile %s", profile_to_string(r->configured));
+        return buf;
+}
+
+static void ignored_by_json(JsonWriter *w, const NicPlan *p) {
+        json_kv_bool(w, "ignored", p->ignored);
+        json_key(w, "ignored_by");
+        if (!p->ignored) {
+                json_null(w);
+                return;
+        }
+        json_object_begin(w);
+        json_kv_str(w, "file", p->ignored_by.file);
+        json_kv_u64(w, "line", p->ignored_by.line);
+        json_object_end(w);
+}
+
+void report_plan_items_json(JsonWriter *w, const char *key, const PlanItem *items, size_t n, const char *because, const Nic *nic) {
+        json_key(w, key);
+        json_array_begin(w);
+        for (size_t j = 0; j < n; j++)
+                plan_item_json(w, &items[j], because, nic);
+        json_array_end(w);
+}
+
+/* Entries of the profile that would apply, but were written for another driver. */
+static void other_driver_json(JsonWriter *w, const NicPlan *p) {
+        json_key(w, "other_driver");
+        json_array_begin(w);
+        for (size_t j = 0; j < p->n_other_driver; j++) {
+                const Quirk *q = p->other_driver[j];
+                json_object_begin(w);
+                json_kv_str(w, "quirk", q->id);
+                json_key(w, "drivers");
+                json_array_begin(w);
+                for (size_t k = 0; k < q->match.n_drivers; k++)
+                        json_str(w, q->match.drivers[k]);
+                json_array_end(w);
+                json_kv_str(w, "reason", q->reason);
+                json_object_end(w);
+        }
+        json_array_end(w);
+}
+
+void report_plan_json(FILE *f, const PlanReport *r) {
+        JsonWriter w = json_writer(f);
+        char hb[128];
+
+        json_object_begin(&w);
+        json_kv_u64(&w, "schema", REPORT_JSON_SCHEMA);
+        json_kv_str(&w, "profile", profile_to_string(r->profile));
+        json_kv_str(&w, "configured_profile", profile_to_string(r->from_config));
+        json_kv_str(&w, "profile_override", r->override);
+        json_kv_str(&w, "power_source", power_source_to_string(r->power));
+        json_kv_u64(&w, "quirk_files", r->quirk_files);
+        report_config_problems_json(&w, r->problems ?: &(const Diagnostics) {});
+        json_key(&w, "nics");
+        json_array_begin(&w);
+        for (size_t i = 0; i < r->n; i++) {
+                const NicPlan *p = &r->plans[i];
+                json_object_begin(&w);
+                report_nic_json_members(&w, p->nic);
+                ignored_by_json(&w, p);
+                report_plan_items_json(&w, "items", p->items, p->n, NULL, p->nic);
+                /* What the profile holds back, with why: not in items, which is what apply does. */
+                report_plan_items_json(&w, "held_back", p->held, p->n_held, held_back_because(r, hb, sizeof(hb)), p->nic);
+                report_plan_items_json(&w, "suggested", p->suggested, p->n_suggested,
+                                "reported: a suggestion, applied only with suggestions = apply", p->nic);
+                json_key(&w, "suggestions");
+                json_object_begin(&w);
+                json_kv_bool(&w, "apply", p->suggestions_apply);
+                json_kv_str(&w, "file", p->suggestions_origin.file);
+                json_key(&w, "line");
+                if (p->suggestions_origin.file)
+                        json_u64(&w, p->suggestions_origin.line);
+                else
+                        json_null(&w);
+                json_object_end(&w);
+                json_kv_u64(&w, "tx_timeouts", p->tx_timeouts);
+                json_kv_bool(&w, "tx_timeout_guard", p->tx_guard);
+                json_kv_bool(&w, "guard_remembered", p->entry_guard_remembered);
+                report_plan_items_json(&w, "guarded", p->guarded, p->n_guarded, "tx-timeout guard: this link timed out", p->nic);
+                json_key(&w, "link_power");
+                report_plan_link_power_json(&w, p);
+                other_driver_json(&w, p);
+                json_object_end(&w);
+        }
+        json_array_end(&w);
+        json_object_end(&w);
+        json_end(&w);
+}
+
+/* One planned knob: action, knob, values, where it comes from. */
+static void plan_item_text(FILE *f, const PlanItem *it) {
+        char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], prov[512];
+        const char *c = report_reading_text(it->knob, &it->current, cur, sizeof(cur));
+
+        fprintf(f, "  %-9s %-21s ", plan_action_to_string(it->action), knob_get(it->knob)->name);
+        if (it->action == PLAN_EXCLUDED)
+                fprintf(f, "%-16s", "not touched");
+        else if (it->action == PLAN_SKIP)
+                fprintf(f, "%-16s", knob_status_to_string(it->current.status));
+        else if (it->action == PLAN_CHANGE) {
+                char both[64];
+                snprintf(both, sizeof(both), "%s -> %s", c, knob_format_value(it->knob, it->desired, des, sizeof(des)));
+                fprintf(f, "%-16s", both);
+        } else
+                fprintf(f, "%-16s", c);
+        fprintf(f, " %s", plan_provenance_string(&it->why, prov, sizeof(prov)));
+        if (it->overrides)
+                fprintf(f, " (overrides %s)", plan_provenance_string(&it->overridden, prov, sizeof(prov)));
+        if (it->kernel_default) {
+                char since[24];
+                fprintf(f, " (the kernel already does this since %s)",
+                        kernel_version_to_string(&it->why.quirk->kernel_default_since, since, sizeof(since)));
+        }
+        fputc('\n', f);
+}
+
+static void plan_held_text(FILE *f, const PlanReport *r, const PlanItem *it) {
+        char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], both[64], hb[128], prov[512];
+
+        snprintf(both, sizeof(both), "%s -> %s", report_reading_text(it->knob, &it->current, cur, sizeof(cur)),
+                 knob_format_value(it->knob, it->desired, des, sizeof(des)));
+        fprintf(f, "  %-9s %-21s %-16s %s (%s)\n", "held back", knob_get(it->knob)->name, both,
+                plan_provenance_string(&it->why, prov, sizeof(prov)), held_back_because(r, hb, sizeof(hb)));
+}
+
+/* A suggestion, with the line that measures it here. */
+static void plan_suggested_text(FILE *f, const NicPlan *p, const PlanItem *it) {
+        char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], both[64], prov[512];
+
+        snprintf(both, sizeof(both), "%s -> %s", report_reading_text(it->knob, &it->current, cur, sizeof(cur)),
+                 knob_format_value(it->knob, it->desired, des, sizeof(des)));
+        fprintf(f, "  %-9s %-21s %-16s %s\n", "suggest", knob_get(it->knob)->name, both,
+                plan_provenance_string(&it->why, prov, sizeof(prov)));
+}
+
+/* A quirk behind a planned, kept, held-back or suggested value: not one skipped or excluded. */
+static const Quirk *plan_item_quirk(const NicPlan *p, size_t j) {
+        const PlanItem *it = j < p->n            ? &p->items[j]
+                             : j < p->n + p->n_held ? &p->held[j - p->n]
+                                                    : &p->suggested[j - p->n - p->n_held];
+
+        if (it->why.kind != PROVENANCE_QUIRK || it->action == PLAN_EXCLUDED || it->action == PLAN_SKIP)
+                return NULL;
+        return it->why.quirk;
+}
+
+/* How many of the plan's items come from a quirk. */
+static size_t plan_item_quirks(const NicPlan *p) {
+        size_t n = 0;
+
+        for (size_t j = 0; j < p->n + p->n_held + p->n_suggested; j++)
+                n += plan_item_quirk(p, j) != NULL;
+        return n;
+}
+
+/* Each quirk behind a planned value, once: its reason, evidence, counter-evidence and sources. */
+static void plan_grounds_text(FILE *f, const NicPlan *p) {
+        for (size_t j = 0; j < p->n + p->n_held + p->n_suggested; j++) {
+                const Quirk *q = plan_item_quirk(p, j);
+                bool said = false;
+                char first[160];
+
+                for (size_t k = 0; q && k < j && !said; k++)
+                        said = plan_item_quirk(p, k) == q;
+                if (!q || said)
+                        continue;
+                snprintf(first, sizeof(first), "  why %s:", q->id);
+                report_quirk_grounds_text(f, q, first);
+        }
+}
+
+/* What keeps fixes off this link: the tx-timeout guard, and quirks written for another driver. */
+static void plan_guards_text(FILE *f, const NicPlan *p) {
+        char prov[512];
+
+        if (p->tx_guard) {
+                char line[256];
+                snprintf(line, sizeof(line), "this link had %" PRIu64 " tx timeout%s (or one was recorded this boot): "
+                         "L1 stays off until reboot, whatever the profile asks", p->tx_timeouts, p->tx_timeouts == 1 ? "" : "s");
+                report_print_wrapped(f, "  tx-timeout guard:", "    ", line);
+        }
+        if (p->entry_guard && !p->tx_guard)
+                report_print_wrapped(f, "  tx-timeout guard:", "    ",
+                              "a tx timeout on this board, slot and chip is remembered from an earlier boot: entries with "
+                              "guard = tx-timeout stay withheld until r8169-tuned restore forgets it");
+        for (size_t j = 0; j < p->n_guarded; j++) {
+                const PlanItem *g = &p->guarded[j];
+                bool entry = g->why.kind == PROVENANCE_QUIRK && g->why.quirk->guard_tx_timeout;
+                fprintf(f, "  %-9s %-21s %-16s %s (%s)\n", "guarded", knob_get(g->knob)->name, entry ? "not applied" : "stays off",
+                        plan_provenance_string(&g->why, prov, sizeof(prov)),
+                        entry ? "guard = tx-timeout: taken back after a tx timeout" : "not turned on: tx-timeout guard");
+        }
+        plan_link_power_text(f, p);
+        for (size_t j = 0; j < p->n_other_driver; j++) {
+                char drivers[128], line[512];
+                snprintf(line, sizeof(line), "quirk %s is written for %s; with %s bound it is not applied", p->other_driver[j]->id,
+                         match_drivers_string(&p->other_driver[j]->match, drivers, sizeof(drivers)),
+                         p->nic->driver[0] ? p->nic->driver : "no driver");
+                report_print_wrapped(f, "  not applied:", "    ", line);
+        }
+        /* Realtek's own drivers (r8168, r8125, r8126) have r8169 as the alternative; another vendor's NIC,
+         * treated as a Realtek chip by assume-xid, has only its [device] section (ux-findings L1). */
+        if (p->n_other_driver > 0 && p->nic->driver[0])
+                report_print_wrapped(f, "    next:", "      ",
+                              streq(p->nic->driver, "r8169") ? "see r8169-tuned.conf(5) for a [device] section that sets the knobs"
+                              : strncmp(p->nic->driver, "r81", 3) == 0
+                                      ? "with the kernel's r8169 driver bound instead (on Debian: apt remove r8168-dkms, then reboot) "
+                                        "these fixes apply; to tune this driver, set knobs in a [device] section with match-driver "
+                                        "naming it (r8169-tuned.conf(5))"
+                                      : "the quirk entries are written for r8169, which does not drive this NIC: the knob lines of "
+                                        "the [device] section naming it apply (r8169-tuned.conf(5))");
+}
+
+/* How to measure each suggested entry here, and how to accept them: once per entry. */
+static void plan_suggestions_hint(FILE *f, const NicPlan *p) {
+        char line[512];
+
+        for (size_t j = 0; j < p->n_suggested; j++) {
+                const Quirk *q = p->suggested[j].why.quirk;
+                bool said = false;
+                for (size_t k = 0; k < j && !said; k++)
+                        said = p->suggested[k].why.quirk == q;
+                if (said)
+                        continue;
+                fprintf(f, "  suggested by %s (%s): measure it on this machine with\n    %s\n", q->id,
+                        doubt_label(q->reported_because),
+                        quirk_experiment_line(q, nic_ifname(p->nic) ?: p->nic->slot, line, sizeof(line)));
+        }
+        if (p->n_suggested > 0)
+                fputs("    to apply them: suggestions = apply in [global] or in a [device] section\n"
+                      "    naming this NIC, or the knob in a [device] section (r8169-tuned.conf(5))\n", f);
+}
+
+/*
+ * Nothing planned for a chip the database knows (issue 45 M6): which entries are for it and why
+ * each asks for nothing here, so that "nothing known" is said only where nothing is. Returns
+ * how many were said.
+ */
+static size_t plan_entries_idle_text(FILE *f, const PlanReport *r, const NicPlan *p) {
+        size_t said = 0;
+
+        if (!r->quirks || !r->machine)
+                return 0;
+        for (size_t i = 0; i < r->quirks->n; i++) {
+                const Quirk *q = &r->quirks->quirks[i];
+                NicMatch any_kernel = q->match;
+                char since[24], range[64];
+
+                any_kernel.n_kernels = 0;
+                if (p->nic->xid == CHIP_XID_INVALID || !match_test(&any_kernel, p->nic, r->machine))
+                        continue;
+                fprintf(f, "%s    %s: ", said++ == 0 ? "  nothing to change; the entries for this chip ask for nothing here:\n" : "",
+                        q->id);
+                if (!quirk_matches(q, p->nic, r->machine)) {
+                        /* A kernel-tier entry's ranges end where r8169 took it over (quirks(5)). */
+                        const KernelVersion *took_over = q->kernel_default_since.known ? &q->kernel_default_since
+                                                         : q->confidence == CONFIDENCE_KERNEL && q->match.n_kernels == 1 &&
+                                                                           q->match.kernels[0].to.known
+                                                                   ? &q->match.kernels[0].to : NULL;
+                        if (took_over && r->kernel && kernel_version_compare(r->kernel, took_over) >= 0)
+                                fprintf(f, "the kernel does it itself since %s\n",
+                                        kernel_version_to_string(took_over, since, sizeof(since)));
+                        else if (q->match.n_kernels > 0) {
+                                fprintf(f, "only for kernel%s", q->match.n_kernels > 1 ? "s" : "");
+                                for (size_t k = 0; k < q->match.n_kernels; k++)
+                                        fprintf(f, "%s %s", k ? "," : "", kernel_range_to_string(&q->match.kernels[k], range, sizeof(range)));
+                                fputc('\n', f);
+                        } else
+                                fputs("not for this kernel\n", f);
+                } else if (!q->profiles[r->profile == PROFILE_POWERSAVE ? PROFILE_POWERSAVE : PROFILE_PERFORMANCE])
+                        fprintf(f, "for another profile than %s\n", profile_to_string(r->profile));
+                else
+                        fputs("already so\n", f);
+        }
+        return said;
+}
+
+static void plan_nic_text(FILE *f, const PlanReport *r, const NicPlan *p) {
+        char chip[700];
+        size_t changes = 0;
+
+        fprintf(f, "\n%s  %s  %s, driver %s\n", p->nic->slot, nic_ifname(p->nic) ?: "(no interface)",
+                report_chip_line(p->nic, chip, sizeof(chip)), p->nic->driver[0] ? p->nic->driver : "none");
+        if (p->ignored) {
+                fprintf(f, "  ignored (%s:%u)\n", p->ignored_by.file, p->ignored_by.line);
+                return;
+        }
+        for (size_t j = 0; j < p->n; j++) {
+                changes += p->items[j].action == PLAN_CHANGE;
+                plan_item_text(f, &p->items[j]);
+        }
+        for (size_t j = 0; j < p->n_held; j++)
+                plan_held_text(f, r, &p->held[j]);
+        for (size_t j = 0; j < p->n_suggested; j++)
+                plan_suggested_text(f, p, &p->suggested[j]);
+        if (r->verbose)
+                plan_grounds_text(f, p);
+        plan_guards_text(f, p);
+        if (!p->nic->chip)
+                report_unknown_chip_advice(f, p->nic);
+        else if (p->n == 0 && p->n_held == 0 && p->n_suggested == 0 && p->n_guarded == 0 && p->n_other_driver == 0) {
+                if (r->no_quirks)
+                        fputs("  nothing to plan from: no quirk database was read (stderr says where it was looked for)\n", f);
+                else if (plan_entries_idle_text(f, r, p) == 0)
+                        fputs("  nothing known to tune for this chip\n", f);
+        } else if (changes == 0)
+                fputs("  nothing to change\n", f);
+        if (p->n_held > 0)
+                fputs("  held back: what the performance profile would change here, at a cost in idle power;\n"
+                      "    to have it: r8169-tuned profile performance (the running service, until it stops;\n"
+                      "    with --persist for good), or r8169-tuned --profile performance apply (once, without the service)\n", f);
+        plan_suggestions_hint(f, p);
+        if (!r->verbose && plan_item_quirks(p) > 0)
+                fprintf(f, "  why: r8169-tuned plan --verbose %s (each quirk's reason, evidence and sources)\n",
+                        nic_ifname(p->nic) ?: p->nic->slot);
+}
+
+void report_plan_text(FILE *f, const PlanReport *r) {
+        char kernel[24];
+
+        fprintf(f, "Profile: %s", profile_to_string(r->profile));
+        /* What chose it: --profile, or the configuration (ux-findings L3). */
+        if (r->configured != r->profile)
+                fprintf(f, " (%s %s, power: %s)", r->override ? "--profile" : "configured", profile_to_string(r->configured),
+                        power_source_to_string(r->power));
+        if (r->kernel)
+                fprintf(f, "; kernel %s", kernel_version_to_string(r->kernel, kernel, sizeof(kernel)));
+        fputc('\n', f);
+        if (r->n == 0)
+                fputs("No Realtek NIC found.\n", f);
+        for (size_t i = 0; i < r->n; i++)
+                plan_nic_text(f, r, &r->plans[i]);
+        /*
+         * What is not in this plan for a problem, said here too, not only on stderr (ux-findings
+         * L13): a configuration file with a problem as a whole, a quirk entry with one alone.
+         */
+        bool said = false;
+        for (size_t i = 0, count = 0; r->problems && i < r->problems->n; i++) {
+                const char *file = r->problems->files[i];
+                count++;
+                if (i + 1 < r->problems->n && file && r->problems->files[i + 1] && streq(file, r->problems->files[i + 1]))
+                        continue;
+                if (file && r->problems->lines[i] > 0 && !(r->quirks && strv_contains(r->quirks->files, r->quirks->n_files, file))) {
+                        fprintf(f, "%sNot in this plan: what %s says (%zu problem%s: r8169-tuned check-config lists them)\n",
+                                said ? "" : "\n", file, count, count == 1 ? "" : "s");
+                        said = true;
+                }
+                count = 0;
+        }
+        for (size_t i = 0; r->quirks && i < r->quirks->n_left_out; i++) {
+                fprintf(f, "%sNot in this plan: quirk entry %s (r8169-tuned check-config says why)\n", said ? "" : "\n",
+                        r->quirks->left_out[i]);
+                said = true;
+        }
+}
