@@ -6,6 +6,7 @@
 #include <systemd/sd-device.h>
 #include <systemd/sd-event.h>
 
+#include "daemon/link-power.h"
 #include "daemon/link-set.h"
 #include "daemon/manager.h"
 #include "kernel/rtnl.h"
@@ -64,19 +65,16 @@ typedef struct Manager {
         sd_event_source *work;  /* the deferred, coalescing worker */
         sd_event_source *retry; /* a NIC's lock was busy: try again shortly */
         sd_event_source *trim;  /* after a large message: malloc_trim (manager-bus.c) */
-        sd_event_source *link_power_timer; /* one wakeup per sample period while any NIC under dynamic link power is busy */
         int service_lock;       /* <state_dir>/daemon.lock, held while the daemon runs */
         bool rescan;            /* rediscover PCI devices before working */
         bool everything;        /* re-apply every NIC */
-        uint64_t link_power_period; /* the sample timer's period: the shortest a busy link asks; 0: none is busy */
+        LinkPowerSources power; /* dynamic link power's timer and wake sockets */
         bool running;           /* the event loop runs: events are acted on at once */
         bool records_unsure;    /* the start-up sweep left link power records behind */
 } Manager;
 
 /* What a link operation asked for (LinkWork), done; then its link power's socket or sampling timer as it now wants. */
 void manager_do(Manager *m, Link *l, LinkWork w);
-/* A link's wake socket and window, closed. */
-void manager_link_power_drop(Link *l);
 /* Work for every NIC, or one, at the next idle moment. */
 void manager_schedule(Manager *m);
 void manager_mark_dirty(Manager *m, Link *l);

@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "daemon/desktop-profile.h"
 #include "daemon/link-set.h"
+#include "daemon/link-power.h"
 #include "daemon/manager-internal.h"
 #include "decide/nic-log.h"
 #include "kernel/packet-wake.h"
@@ -55,8 +56,6 @@ static void manager_count(Manager *m, const Link *l, int sign) {
         m->n_unsupported += (unsigned) sign * l->unsupported;
 }
 
-static void manager_link_power_arm(Manager *m);
-static void manager_link_power_sync(Manager *m, Link *l);
 static void manager_retry_later(Manager *m);
 static void manager_work_link(Manager *m, Link *l);
 
@@ -77,8 +76,8 @@ void manager_do(Manager *m, Link *l, LinkWork w) {
         if ((w & LINK_WORK_NOW) && m->running && !m->rescan)
                 manager_work_link(m, l);
         /* After the apply: closing a wake socket waits for the kernel (synchronize_net), L1 does not. */
-        manager_link_power_sync(m, l);
-        manager_link_power_arm(m);
+        link_power_sources_sync(&m->power, l);
+        link_power_sources_arm(&m->power);
 }
 
 /* Rediscovers the PCI bus; keeps what is known of NICs that stay, forgets the ones that left. */
@@ -93,12 +92,12 @@ static int manager_rescan(Manager *m) {
                 memcpy(before[i], m->links.links[i].nic.slot, PCI_SLOT_LEN);
         /* A NIC that leaves takes no socket with it: every wake socket is closed, and opened again after. */
         for (size_t i = 0; i < m->links.n; i++)
-                manager_link_power_drop(&m->links.links[i]);
+                link_power_sources_drop(&m->links.links[i]);
         r = link_set_rescan(&m->links, m->c.root, &claims, m->opts->kernel_log, m->running || m->records_unsure);
         if (r < 0) {
                 /* The links stay as they were: so do their wake sockets. */
                 for (size_t i = 0; i < m->links.n; i++)
-                        manager_link_power_sync(m, &m->links.links[i]);
+                        link_power_sources_sync(&m->power, &m->links.links[i]);
                 return r;
         }
         if (before)
@@ -106,12 +105,12 @@ static int manager_rescan(Manager *m) {
         m->n_queue = 0;
         m->n_tuned = m->n_waiting = m->n_unsupported = 0;
         for (size_t i = 0; i < m->links.n; i++) {
-                manager_link_power_sync(m, &m->links.links[i]);
+                link_power_sources_sync(&m->power, &m->links.links[i]);
                 if (m->links.links[i].dirty || m->links.links[i].drift_check)
                         manager_enqueue(m, &m->links.links[i]);
                 manager_count(m, &m->links.links[i], +1);
         }
-        manager_link_power_arm(m);
+        link_power_sources_arm(&m->power);
         return 0;
 }
 
@@ -131,142 +130,6 @@ static void manager_retry_later(Manager *m) {
                 (void) sd_event_source_set_enabled(m->retry, SD_EVENT_ONESHOT);
         } else
                 (void) sd_event_add_time(m->event, &m->retry, CLOCK_MONOTONIC, now + 200 * 1000, 50 * 1000, on_retry, m);
-}
-
-static int on_link_power(sd_event_source *s, uint64_t usec, void *userdata);
-static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata);
-static int on_window(sd_event_source *s, uint64_t usec, void *userdata);
-
-/* A link's wake socket and window, closed (a rescan, a link that is no longer idle, the end). */
-void manager_link_power_drop(Link *l) {
-        l->power.window = sd_event_source_disable_unref(l->power.window);
-        l->power.wake = sd_event_source_disable_unref(l->power.wake);
-        l->power.wake_ifindex = 0;
-}
-
-/* Idle: a wake socket, listened to unless a window is open; otherwise none (no cost per packet while busy). */
-static void manager_link_power_sync(Manager *m, Link *l) {
-        int ifindex = link_sample_ifindex(l), fd, r;
-
-        if (link_power_want(l) != LINK_POWER_WANT_WAKE || l->power.wake_ifindex != ifindex)
-                manager_link_power_drop(l);
-        if (link_power_want(l) != LINK_POWER_WANT_WAKE)
-                return;
-        if (l->power.wake) {
-                if (!l->power.window || sd_event_source_get_enabled(l->power.window, NULL) == 0)
-                        (void) sd_event_source_set_enabled(l->power.wake, SD_EVENT_ON);
-                return;
-        }
-        fd = r = packet_wake_open(ifindex);
-        if (r >= 0) {
-                r = sd_event_add_io(m->event, &l->power.wake, fd, EPOLLIN, on_wake, m);
-                if (r < 0)
-                        close(fd);
-        }
-        if (r < 0) {
-                link_power_no_socket(l, &m->env, r);
-                /* L1 goes back to what the plan without link power says. */
-                manager_mark_dirty(m, l);
-                return;
-        }
-        (void) sd_event_source_set_io_fd_own(l->power.wake, true);
-        (void) sd_event_source_set_description(l->power.wake, "link-power-wake");
-        l->power.wake_ifindex = ifindex;
-}
-
-/* One timer for every NIC: armed while any of them is busy under dynamic link power, at the shortest period asked. */
-static void manager_link_power_arm(Manager *m) {
-        uint64_t now, period = 0;
-
-        for (size_t i = 0; i < m->links.n; i++)
-                if (link_power_want(&m->links.links[i]) == LINK_POWER_WANT_SAMPLE) {
-                        uint64_t p = link_power_period(&m->links.links[i].power.lp);
-                        period = period && period < p ? period : p;
-                }
-        if (period == 0) {
-                m->link_power_period = 0;
-                if (m->link_power_timer)
-                        (void) sd_event_source_set_enabled(m->link_power_timer, SD_EVENT_OFF);
-                return;
-        }
-        /* Running at the period asked, or a shorter one: left as it is. */
-        if (m->link_power_timer && sd_event_source_get_enabled(m->link_power_timer, NULL) > 0 && m->link_power_period <= period)
-                return;
-        m->link_power_period = period;
-        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
-                return;
-        /* A fifth of the period as accuracy lets the kernel batch this wakeup with others. */
-        if (!m->link_power_timer)
-                (void) sd_event_add_time(m->event, &m->link_power_timer, CLOCK_MONOTONIC, now + period, period / 5,
-                                         on_link_power, m);
-        else {
-                (void) sd_event_source_set_time(m->link_power_timer, now + period);
-                (void) sd_event_source_set_time_accuracy(m->link_power_timer, period / 5);
-                (void) sd_event_source_set_enabled(m->link_power_timer, SD_EVENT_ONESHOT);
-        }
-}
-
-static int on_link_power(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-        uint64_t now = now_monotonic_usec();
-
-        for (size_t i = 0; i < m->links.n; i++)
-                if (link_power_want(&m->links.links[i]) == LINK_POWER_WANT_SAMPLE)
-                        manager_do(m, &m->links.links[i], link_sample_power(&m->links.links[i], &m->env, now));
-        /* One period from now (samples measure rates over the time between them), or off if none is busy any more. */
-        manager_link_power_arm(m);
-        return 0;
-}
-
-static Link *link_of_source(Manager *m, sd_event_source *s) {
-        for (size_t i = 0; i < m->links.n; i++)
-                if (m->links.links[i].power.wake == s || m->links.links[i].power.window == s)
-                        return &m->links.links[i];
-        return NULL;
-}
-
-/* The window after a wake is over: what the socket counted decides. */
-static void window_done(Manager *m, Link *l) {
-        uint64_t packets = 0;
-        int r = packet_wake_take(sd_event_source_get_io_fd(l->power.wake), &packets);
-
-        if (r < 0)
-                log_nic(LOG_DEBUG, R8T_MESSAGE_NIC_TUNED, &l->nic, r, "cannot read the wake socket's count: %m");
-        manager_do(m, l, link_power_window_done(l, &m->env, now_monotonic_usec(), packets));
-}
-
-/* A frame on an idle link: count what follows for a window before anything is decided. */
-static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        Manager *m = userdata;
-        Link *l = link_of_source(m, s);
-        uint64_t now = now_monotonic_usec(), window;
-
-        (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
-        if (!l)
-                return 0;
-        l->power.window_start = now;
-        window = link_power_window(&l->power.lp, now);
-        if (!l->power.window) {
-                if (sd_event_add_time(m->event, &l->power.window, CLOCK_MONOTONIC, now + window, 1000, on_window, m) < 0) {
-                        /* No window: decided on what is there (the socket emptied, so no loop on a readable one). */
-                        window_done(m, l);
-                        return 0;
-                }
-                (void) sd_event_source_set_description(l->power.window, "link-power-window");
-        } else {
-                (void) sd_event_source_set_time(l->power.window, now + window);
-                (void) sd_event_source_set_enabled(l->power.window, SD_EVENT_ONESHOT);
-        }
-        return 0;
-}
-
-static int on_window(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-        Link *l = link_of_source(m, s);
-
-        if (l && l->power.wake)
-                window_done(m, l);
-        return 0;
 }
 
 /* STATUS=, when it says something new (a burst of events is not a burst of messages to PID 1). */
@@ -594,9 +457,7 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 }
 
 static void manager_free(Manager *m) {
-        for (size_t i = 0; i < m->links.n; i++)
-                manager_link_power_drop(&m->links.links[i]);
-        sd_event_source_unref(m->link_power_timer);
+        link_power_sources_done(&m->power);
         link_env_done(&m->env);
         sd_event_source_unref(m->retry);
         sd_event_source_unref(m->trim);
@@ -720,10 +581,17 @@ static int manager_prepare(Manager *m) {
         return 0;
 }
 
+/* What dynamic link power's sources find: the link's work, as any other event's. */
+static void on_link_power_work(Link *l, LinkWork w, void *userdata) {
+        manager_do(userdata, l, w);
+}
+
 /* The loop, its signals and the worker: a deferred source at idle priority, so bursts coalesce. */
 static int manager_loop_new(Manager *m) {
         int r = sd_event_default(&m->event);
 
+        m->power = (LinkPowerSources) { .event = m->event, .links = &m->links, .env = &m->env,
+                                        .handed = on_link_power_work, .userdata = m };
         if (r >= 0) {
                 (void) sd_event_set_watchdog(m->event, true);
                 r = sd_event_add_signal(m->event, NULL, SIGTERM, on_sigterm, m);
