@@ -9,6 +9,7 @@
 #include <net/if.h>
 
 #include "base/confparse.h"
+#include "decide/plan.h"
 #include "kernel/knob.h"
 #include "kernel/nic.h"
 
@@ -33,6 +34,9 @@ typedef struct Verification {
 int verification_add(Verification *vd, const char *slot, const char *ifname, const char *knob, const char *planned, const char *found,
                 const char *source);
 int verification_add_nic(Verification *vd, const char *slot, const char *ifname, const char *state);
+/* The NIC of a plan made against what it holds, and each knob the plan would change (not those
+ * yielded[knob], when given): the one rule of what differs, for verify, status and the service. */
+int verification_add_plan(Verification *vd, const NicPlan *p, const bool *yielded);
 void verification_done(Verification *vd);
 /* How many NICs the service gave back (restore) and leaves alone until apply. */
 size_t verification_given_back(const Verification *vd);

@@ -5,6 +5,7 @@
 #include "commands/commands.h"
 #include "show/report.h"
 #include "show/status.h"
+#include "show/verification.h"
 #include "state/undo.h"
 
 /* What r8169-tuned set on this NIC, as its undo journal says (nothing when there is none, or it is unreadable). */
@@ -31,15 +32,17 @@ static void status_ours(const Options *o, NicStatus *s) {
 
 /* The verdict without the service: the plan of each NIC listed, from the knobs just read. */
 static void verdict_here(Context *c, const NicStatus *s, size_t n, char *buf, size_t size) {
-        size_t differ = 0;
+        Verification vd = {};
+        size_t differ;
 
         for (size_t i = 0; i < n; i++) {
                 NicPlan p;
 
                 context_plan_nic_read(c, s[i].nic, s[i].knobs, &p);
-                for (size_t k = 0; !p.ignored && k < p.n; k++)
-                        differ += p.items[k].action == PLAN_CHANGE;
+                (void) verification_add_plan(&vd, &p, NULL);
         }
+        differ = vd.n;
+        verification_done(&vd);
         if (differ == 0 && c->problems.n == 0)
                 snprintf(buf, size, "every knob is as planned (profile %s; the service is not running)", profile_to_string(c->profile));
         else {

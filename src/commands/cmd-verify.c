@@ -4,7 +4,6 @@
 #include "base/log.h"
 #include "client/service.h"
 #include "commands/commands.h"
-#include "show/report.h"
 #include "show/verification.h"
 
 /*
@@ -29,19 +28,8 @@ static int verify_here(const Options *o, Verification *vd, Context *c) {
                 if (!selected[i])
                         continue;
                 context_plan_nic(c, &c->nics.nics[i], current, &p);
-                if (verification_add_nic(vd, p.nic->slot, nic_ifname(p.nic), NULL) < 0)
+                if (verification_add_plan(vd, &p, NULL) < 0)
                         return log_oom();
-                for (size_t k = 0; !p.ignored && k < p.n; k++) {
-                        const PlanItem *it = &p.items[k];
-                        char want[KNOB_VALUE_MAX], found[64], src[160];
-
-                        if (it->action == PLAN_CHANGE &&
-                            verification_add(vd, p.nic->slot, nic_ifname(p.nic), knob_get(it->knob)->name,
-                                        knob_format_value(it->knob, it->desired, want, sizeof(want)),
-                                        report_reading_text(it->knob, &it->current, found, sizeof(found)),
-                                        plan_item_source(it, src, sizeof(src))) < 0)
-                                return log_oom();
-                }
         }
         for (size_t i = 0; i < c->problems.n; i++)
                 diag_copy(&vd->problems, &c->problems, i);

@@ -14,7 +14,7 @@
 #include "client/bus-api.h"
 #include "daemon/manager-internal.h"
 #include "decide/nic-log.h"
-#include "show/report.h"
+#include "show/verification.h"
 
 
 static int nic_path(const Link *l, char **ret) { return sd_bus_path_encode(BUS_NIC_PREFIX, l->nic.slot, ret); }
@@ -355,18 +355,16 @@ static int verify_limit(Manager *m, sd_bus_message *msg, sd_bus_error *error) {
 static int method_verify(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         Manager *m = userdata;
-        size_t n_diff = 0;
+        Verification vd = {};
         int r;
 
         r = verify_limit(m, msg, error);
         if (r < 0)
                 return r;
-        r = sd_bus_message_new_method_return(msg, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(ssssss)");
         for (size_t i = 0; r >= 0 && i < m->links.n; i++) {
                 Link *l = &m->links.links[i];
                 KnobReading current[_KNOB_MAX];
+                bool yielded[_KNOB_MAX];
                 NicPlan plan;
 
                 if (l->released)
@@ -374,25 +372,24 @@ static int method_verify(sd_bus_message *msg, void *userdata, sd_bus_error *erro
                 backend_begin(&m->c.backend, &l->nic, l->ifaces[0].ifindex > 0 ? l->ifaces[0].ifindex : l->ifaces[0].absent ? -1 : 0);
                 context_plan_nic_daemon(&m->c, &l->nic, l->power.stopped ? NULL : &l->power.plan, current, &plan);
                 backend_end(&m->c.backend);
-                for (size_t k = 0; r >= 0 && k < plan.n; k++) {
-                        const PlanItem *it = &plan.items[k];
-                        char want[KNOB_VALUE_MAX], found[64], src[160];
-
-                        if (it->action != PLAN_CHANGE || l->knobs[it->knob].yielded)
-                                continue;
-                        n_diff++;
-                        r = sd_bus_message_append(reply, "(ssssss)", l->nic.slot, nic_ifname(&l->nic) ?: "", knob_get(it->knob)->name,
-                                                  knob_format_value(it->knob, it->desired, want, sizeof(want)),
-                                                  report_reading_text(it->knob, &it->current, found, sizeof(found)),
-                                                  plan_item_source(it, src, sizeof(src)));
-                }
+                for (KnobId k = 0; k < _KNOB_MAX; k++)
+                        yielded[k] = l->knobs[k].yielded;
+                r = verification_add_plan(&vd, &plan, yielded);
         }
+        if (r >= 0)
+                r = sd_bus_message_new_method_return(msg, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(ssssss)");
+        for (size_t i = 0; r >= 0 && i < vd.n; i++)
+                r = sd_bus_message_append(reply, "(ssssss)", vd.v[i].slot, vd.v[i].ifname, vd.v[i].knob, vd.v[i].planned,
+                                          vd.v[i].found, vd.v[i].source);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         if (r >= 0)
                 r = append_problems(reply, &m->c.problems);
         if (r >= 0)
-                r = sd_bus_message_append(reply, "b", n_diff == 0 && m->c.problems.n == 0);
+                r = sd_bus_message_append(reply, "b", vd.n == 0 && m->c.problems.n == 0);
+        verification_done(&vd);
         return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
 }
 

@@ -39,6 +39,24 @@ int verification_add_nic(Verification *vd, const char *slot, const char *ifname,
         return 0;
 }
 
+int verification_add_plan(Verification *vd, const NicPlan *p, const bool *yielded) {
+        if (verification_add_nic(vd, p->nic->slot, nic_ifname(p->nic), NULL) < 0)
+                return -ENOMEM;
+        for (size_t k = 0; k < p->n; k++) {
+                const PlanItem *it = &p->items[k];
+                char want[KNOB_VALUE_MAX], found[64], src[160];
+
+                if (it->action != PLAN_CHANGE || (yielded && yielded[it->knob]))
+                        continue;
+                if (verification_add(vd, p->nic->slot, nic_ifname(p->nic), knob_get(it->knob)->name,
+                                     knob_format_value(it->knob, it->desired, want, sizeof(want)),
+                                     report_reading_text(it->knob, &it->current, found, sizeof(found)),
+                                     plan_item_source(it, src, sizeof(src))) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 /* A NIC the service gave back (restore) and leaves alone until apply. */
 static bool given_back(const Checked *c) { return streq(c->state, "released"); }
 
