@@ -5,8 +5,8 @@
  * Dynamic link power's event sources for the daemon's links, as link_power_want() asks for each:
  * one sampling timer while any link is busy (at the shortest period one asks), and for each idle
  * link a wake socket and, after a frame, a window that counts what follows. What a source finds
- * (a sample, a window's count, a socket that cannot be had) is handed to the owner as the link's
- * work; the owner hands each link back after its work (link_power_sources_sync, then _arm).
+ * (a sample, a window's count) is handed to the owner as the link's work; the owner hands each
+ * link back after its work (link_power_sources_sync, then _arm).
  */
 #include <systemd/sd-event.h>
 
@@ -25,8 +25,10 @@ typedef struct LinkPowerSources {
         uint64_t period;        /* the timer's period: the shortest a busy link asks; 0: none is busy */
 } LinkPowerSources;
 
-/* After a link's work: its wake socket opened or closed as it now wants. */
-void link_power_sources_sync(LinkPowerSources *s, Link *l);
+/* After a link's work: its wake socket opened or closed as it now wants. LINK_WORK_QUEUE (the
+ * link marked dirty) when it wants one and none can be had: link power stops, and L1 goes back
+ * to what the plan without it says. */
+LinkWork link_power_sources_sync(LinkPowerSources *s, Link *l);
 /* After the links' work: the timer armed at the shortest period a busy link asks, or stopped. */
 void link_power_sources_arm(LinkPowerSources *s);
 /* A link's wake socket and window, closed (a rescan, a link that is no longer idle, the end). */

@@ -34,9 +34,9 @@ typedef struct LinkIface {
 /*
  * Dynamic link power of one NIC, while the link is up and the plan puts it in charge: idle
  * (L1 on), it waits for a packet on a wake socket, counts a window after one and decides;
- * busy (L1 off), the manager's timer samples its counters. The event sources are the
- * manager's (it creates and drops them as link_power_want() says, and finds the link of
- * one by comparing them); they are kept here, so that they move with the link in a rescan.
+ * busy (L1 off), the sampling timer samples its counters. The event sources are
+ * daemon/link-power.c's (it creates and drops them as link_power_want() says, and finds the
+ * link of one by comparing them); they are kept here, so that they move with the link in a rescan.
  */
 typedef struct LinkPowerControl {
         LinkPower lp;

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
-/* The daemon's state, shared by manager.c (events, the worker) and manager-bus.c (its D-Bus API). */
+/* The daemon's state, shared by manager.c (events, the worker) and manager-bus.c (its D-Bus API).
+ * Its other parts (link-power.c, desktop-profile.c) do not see it: they hand their events back. */
 
 #include <systemd/sd-bus.h>
 #include <systemd/sd-device.h>
 #include <systemd/sd-event.h>
 
+#include "daemon/desktop-profile.h"
 #include "daemon/link-power.h"
 #include "daemon/link-set.h"
 #include "daemon/manager.h"
@@ -15,13 +17,6 @@
 #ifndef IFF_LOWER_UP
 #define IFF_LOWER_UP 0x10000
 #endif
-
-/* One of power-profiles-daemon's bus names, as profile = auto follows it (manager-bus.c). */
-typedef struct PpdName {
-        struct Manager *m;
-        size_t i;
-        char *owner; /* its unique name while owned: the only sender its signals are taken from */
-} PpdName;
 
 /* A NIC let go of with Release: taken back when the caller leaves the bus (manager-bus.c). */
 typedef struct Holder {
@@ -58,7 +53,7 @@ typedef struct Manager {
         sd_bus_slot *login1_owner_slot;
         char *login1_owner;     /* logind's unique name (NameOwnerChanged): only its PrepareForSleep counts */
         bool bus_api;           /* the D-Bus API is on the bus (manager-bus.c) */
-        PpdName ppd[2];         /* power-profiles-daemon's new and old names */
+        DesktopProfile desktop; /* power-profiles-daemon, followed for profile = auto */
         Holder *holders;        /* NICs let go of while their caller (an experiment) is on the bus */
         size_t n_holders;
         VerifyBudget verify[VERIFY_CALLERS]; /* Verify by callers other than root: a second's calls per uid */

@@ -62,7 +62,7 @@ typedef struct Quirk {
         int reported_because;   /* QuirkDoubt; _DOUBT_INVALID unless the entry says (reported ones must) */
         /*
          * guard = tx-timeout: it turns on what the kernel keeps off for safety. Not planned for
-         * a NIC whose link had a tx timeout, and never again on that board (undo.h's guard
+         * a NIC whose link had a tx timeout, and never again on that board (state/guard.h's
          * records, kept across reboots) until restore or the configuration forgets it.
          */
         bool guard_tx_timeout;

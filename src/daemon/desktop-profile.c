@@ -3,7 +3,6 @@
 
 #include "base/log.h"
 #include "daemon/desktop-profile.h"
-#include "daemon/manager-internal.h"
 
 /*
  * profile = auto: the desktop's power profile, from power-profiles-daemon under either of its
@@ -24,19 +23,15 @@ static Profile profile_from_ppd(const char *s) {
                : streq(s, "balanced")  ? PROFILE_BALANCED : _PROFILE_INVALID;
 }
 
-static void desktop_profile_set(Manager *m, Profile p, const char *said, const char *by) {
-        if (p == m->c.desktop_profile)
+static void desktop_profile_set(DesktopProfile *d, Profile p, const char *said, const char *by) {
+        if (p == d->profile)
                 return;
-        m->c.desktop_profile = p;
+        d->profile = p;
         if (p >= 0)
                 log_info("Desktop power profile %s (%s).", said, by);
         else
                 log_info("No power-profiles-daemon on the bus any more: profile auto follows the power source.");
-        manager_bus_changed(m, "DesktopProfile");
-        if (!m->running || context_configured_profile(&m->c) != PROFILE_AUTO)
-                return; /* before the start, its first apply takes it */
-        manager_update_profile(m);
-        manager_schedule(m);
+        d->changed(p, d->userdata);
 }
 
 static int ppd_read_profile(PpdName *n, sd_bus_message *msg) {
@@ -49,7 +44,7 @@ static int ppd_read_profile(PpdName *n, sd_bus_message *msg) {
         if (profile_from_ppd(s) < 0)
                 log_debug("%s: unknown profile \"%s\", ignored.", ppd[n->i].name, s);
         else
-                desktop_profile_set(n->m, profile_from_ppd(s), s, ppd[n->i].name);
+                desktop_profile_set(n->d, profile_from_ppd(s), s, ppd[n->i].name);
         return 0;
 }
 
@@ -76,15 +71,15 @@ static void ppd_ask(PpdName *n, bool wait) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = NULL, *reply = NULL;
         int r;
 
-        r = sd_bus_message_new_method_call(n->m->bus, &msg, ppd[n->i].name, ppd[n->i].path, "org.freedesktop.DBus.Properties", "Get");
+        r = sd_bus_message_new_method_call(n->d->bus, &msg, ppd[n->i].name, ppd[n->i].path, "org.freedesktop.DBus.Properties", "Get");
         if (r >= 0)
                 r = sd_bus_message_set_auto_start(msg, false);
         if (r >= 0)
                 r = sd_bus_message_append(msg, "ss", ppd[n->i].name, "ActiveProfile");
         if (r >= 0 && !wait)
-                r = sd_bus_call_async(n->m->bus, NULL, msg, on_ppd_get, n, 0);
+                r = sd_bus_call_async(n->d->bus, NULL, msg, on_ppd_get, n, 0);
         else if (r >= 0) {
-                r = sd_bus_call(n->m->bus, msg, PPD_START_TIMEOUT_USEC, NULL, &reply);
+                r = sd_bus_call(n->d->bus, msg, PPD_START_TIMEOUT_USEC, NULL, &reply);
                 if (r >= 0)
                         (void) on_ppd_get(reply, n, NULL);
         }
@@ -117,7 +112,7 @@ static int on_ppd_changed(sd_bus_message *msg, void *userdata, sd_bus_error *err
 
 static int on_ppd_owner(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         PpdName *n = userdata;
-        Manager *m = n->m;
+        DesktopProfile *d = n->d;
         const char *name, *old_owner, *new_owner, *sender = sd_bus_message_get_sender(msg);
 
         if (!sender || !streq(sender, "org.freedesktop.DBus") ||
@@ -131,39 +126,40 @@ static int on_ppd_owner(sd_bus_message *msg, void *userdata, sd_bus_error *error
                 return 0;
         }
         /* Gone: by power source, unless the other name is still owned (then it says). */
-        desktop_profile_set(m, _PROFILE_INVALID, NULL, name);
+        desktop_profile_set(d, _PROFILE_INVALID, NULL, name);
         for (size_t j = 0; j < ELEMENTSOF(ppd); j++)
                 if (j != n->i)
-                        ppd_ask(&m->ppd[j], false);
+                        ppd_ask(&d->names[j], false);
         return 0;
 }
 
-int desktop_profile_watch(Manager *m) {
+int desktop_profile_watch(DesktopProfile *d, sd_bus *bus, bool wait, desktop_profile_handler changed, void *userdata) {
         int r = 0;
 
+        *d = (DesktopProfile) { .bus = bus, .profile = _PROFILE_INVALID, .changed = changed, .userdata = userdata };
         for (size_t i = 0; r >= 0 && i < ELEMENTSOF(ppd); i++) {
-                PpdName *n = &m->ppd[i];
+                PpdName *n = &d->names[i];
                 char match[256];
 
-                *n = (PpdName) { .m = m, .i = i };
-                r = sd_bus_match_signal(m->bus, NULL, ppd[i].name, ppd[i].path, "org.freedesktop.DBus.Properties",
+                *n = (PpdName) { .d = d, .i = i };
+                r = sd_bus_match_signal(bus, NULL, ppd[i].name, ppd[i].path, "org.freedesktop.DBus.Properties",
                                         "PropertiesChanged", on_ppd_changed, n);
                 snprintf(match, sizeof(match),
                          "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
                          "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='%s'", ppd[i].name);
                 if (r >= 0)
-                        r = sd_bus_add_match(m->bus, NULL, match, on_ppd_owner, n);
+                        r = sd_bus_add_match(bus, NULL, match, on_ppd_owner, n);
                 if (r >= 0)
-                        ppd_ask(n, !m->running && context_configured_profile(&m->c) == PROFILE_AUTO && m->c.desktop_profile < 0);
+                        ppd_ask(n, wait && d->profile < 0);
         }
         if (r < 0)
                 log_warning_errno(r, "Cannot follow power-profiles-daemon (%m): profile auto follows the power source.");
         return r;
 }
 
-void desktop_profile_done(Manager *m) {
-        for (size_t i = 0; i < ELEMENTSOF(m->ppd); i++) {
-                free(m->ppd[i].owner);
-                m->ppd[i].owner = NULL;
+void desktop_profile_done(DesktopProfile *d) {
+        for (size_t i = 0; i < ELEMENTSOF(d->names); i++) {
+                free(d->names[i].owner);
+                d->names[i].owner = NULL;
         }
 }

@@ -25,17 +25,17 @@ void link_power_sources_drop(Link *l) {
 }
 
 /* Idle: a wake socket, listened to unless a window is open; otherwise none (no cost per packet while busy). */
-void link_power_sources_sync(LinkPowerSources *s, Link *l) {
+LinkWork link_power_sources_sync(LinkPowerSources *s, Link *l) {
         int ifindex = link_sample_ifindex(l), fd, r;
 
         if (link_power_want(l) != LINK_POWER_WANT_WAKE || l->power.wake_ifindex != ifindex)
                 link_power_sources_drop(l);
         if (link_power_want(l) != LINK_POWER_WANT_WAKE)
-                return;
+                return 0;
         if (l->power.wake) {
                 if (!l->power.window || sd_event_source_get_enabled(l->power.window, NULL) == 0)
                         (void) sd_event_source_set_enabled(l->power.wake, SD_EVENT_ON);
-                return;
+                return 0;
         }
         fd = r = packet_wake_open(ifindex);
         if (r >= 0) {
@@ -47,12 +47,12 @@ void link_power_sources_sync(LinkPowerSources *s, Link *l) {
                 link_power_no_socket(l, s->env, r);
                 /* L1 goes back to what the plan without link power says. */
                 l->dirty = true;
-                s->handed(l, LINK_WORK_QUEUE, s->userdata);
-                return;
+                return LINK_WORK_QUEUE;
         }
         (void) sd_event_source_set_io_fd_own(l->power.wake, true);
         (void) sd_event_source_set_description(l->power.wake, "link-power-wake");
         l->power.wake_ifindex = ifindex;
+        return 0;
 }
 
 /* One timer for every NIC: armed while any of them is busy under dynamic link power, at the shortest period asked. */

@@ -10,7 +10,6 @@
 #include <linux/ethtool_netlink.h>
 
 #include "base/log.h"
-#include "daemon/desktop-profile.h"
 #include "daemon/link-set.h"
 #include "daemon/link-power.h"
 #include "daemon/manager-internal.h"
@@ -76,7 +75,8 @@ void manager_do(Manager *m, Link *l, LinkWork w) {
         if ((w & LINK_WORK_NOW) && m->running && !m->rescan)
                 manager_work_link(m, l);
         /* After the apply: closing a wake socket waits for the kernel (synchronize_net), L1 does not. */
-        link_power_sources_sync(&m->power, l);
+        if (link_power_sources_sync(&m->power, l) & LINK_WORK_QUEUE)
+                manager_enqueue(m, l);
         link_power_sources_arm(&m->power);
 }
 
@@ -97,7 +97,8 @@ static int manager_rescan(Manager *m) {
         if (r < 0) {
                 /* The links stay as they were: so do their wake sockets. */
                 for (size_t i = 0; i < m->links.n; i++)
-                        link_power_sources_sync(&m->power, &m->links.links[i]);
+                        if (link_power_sources_sync(&m->power, &m->links.links[i]) & LINK_WORK_QUEUE)
+                                manager_enqueue(m, &m->links.links[i]);
                 return r;
         }
         if (before)
@@ -105,7 +106,7 @@ static int manager_rescan(Manager *m) {
         m->n_queue = 0;
         m->n_tuned = m->n_waiting = m->n_unsupported = 0;
         for (size_t i = 0; i < m->links.n; i++) {
-                link_power_sources_sync(&m->power, &m->links.links[i]);
+                (void) link_power_sources_sync(&m->power, &m->links.links[i]);
                 if (m->links.links[i].dirty || m->links.links[i].drift_check)
                         manager_enqueue(m, &m->links.links[i]);
                 manager_count(m, &m->links.links[i], +1);
@@ -470,7 +471,7 @@ static void manager_free(Manager *m) {
         free(m->login1_owner);
         sd_bus_flush_close_unref(m->bus);
         manager_bus_done(m);
-        desktop_profile_done(m);
+        desktop_profile_done(&m->desktop);
         netlink_monitor_free(m->rtnl);
         netlink_monitor_free(m->ethmon);
         context_done(&m->c);
@@ -490,6 +491,18 @@ static int manager_rcvbuf(void) {
         if (e && parse_u64_base(e, 10, &v) >= 0 && v > 0 && v <= NETLINK_MONITOR_RCVBUF)
                 return (int) v;
         return NETLINK_MONITOR_RCVBUF;
+}
+
+/* The desktop's power profile changed (profile = auto follows it): after the start, in force at once. */
+static void on_desktop_profile(Profile p, void *userdata) {
+        Manager *m = userdata;
+
+        m->c.desktop_profile = p;
+        manager_bus_changed(m, "DesktopProfile");
+        if (!m->running || context_configured_profile(&m->c) != PROFILE_AUTO)
+                return; /* before the start, its first apply takes it */
+        manager_update_profile(m);
+        manager_schedule(m);
 }
 
 static int manager_watch(Manager *m) {
@@ -552,7 +565,9 @@ static int manager_watch(Manager *m) {
                 m->bus = sd_bus_flush_close_unref(m->bus);
         } else {
                 (void) manager_bus_start(m);
-                (void) desktop_profile_watch(m);
+                (void) desktop_profile_watch(&m->desktop, m->bus,
+                                             !m->running && context_configured_profile(&m->c) == PROFILE_AUTO,
+                                             on_desktop_profile, m);
         }
         return 0;
 }

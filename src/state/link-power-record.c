@@ -9,12 +9,12 @@
 #include "state/link-power-record.h"
 #include "state/record.h"
 
-static int record_path(const char *state_dir, const char *slot, const char *suffix, char *buf, size_t size) {
+static int link_power_record_path(const char *state_dir, const char *slot, const char *suffix, char *buf, size_t size) {
         int n = snprintf(buf, size, "%s/%s.linkpower%s", state_dir, slot, suffix);
         return n < 0 || (size_t) n >= size ? -ENAMETOOLONG : 0;
 }
 
-static void record_write(FILE *f, const void *userdata) {
+static void link_power_record_write(FILE *f, const void *userdata) {
         const LinkPowerRecord *rec = userdata;
 
         fprintf(f, "state %s\ntransitions %u\nidle_usec %" PRIu64 "\nbusy_usec %" PRIu64 "\nquiet_usec %" PRIu64
@@ -29,10 +29,10 @@ int link_power_record_save(const char *state_dir, const char *slot, const LinkPo
         char path[4096];
         int r;
 
-        r = record_path(state_dir, slot, "", path, sizeof(path));
+        r = link_power_record_path(state_dir, slot, "", path, sizeof(path));
         if (r < 0)
                 return r;
-        return write_file_atomic(path, 0644, record_write, rec);
+        return write_file_atomic(path, 0644, link_power_record_write, rec);
 }
 
 int link_power_record_load(const char *state_dir, const char *slot, LinkPowerRecord *ret) {
@@ -42,7 +42,7 @@ int link_power_record_load(const char *state_dir, const char *slot, LinkPowerRec
         bool state = false;
         int r;
 
-        if ((r = record_path(state_dir, slot, "", path, sizeof(path))) < 0)
+        if ((r = link_power_record_path(state_dir, slot, "", path, sizeof(path))) < 0)
                 return r;
         f = record_fopen(path);
         if (!f)
@@ -78,7 +78,7 @@ int link_power_record_load(const char *state_dir, const char *slot, LinkPowerRec
 
 int link_power_record_remove(const char *state_dir, const char *slot) {
         char path[4096];
-        int r = record_path(state_dir, slot, "", path, sizeof(path));
+        int r = link_power_record_path(state_dir, slot, "", path, sizeof(path));
 
         if (r < 0)
                 return r;

@@ -27,7 +27,7 @@ static int lock_open(const char *state_dir, const char *name) {
 
 /*
  * What a daemon and writers that are gone left: "<slot>.XXXXXX" (write_file_atomic's temporary
- * journal), "<slot>.tmp" (earlier versions), "<slot>.linkpower.XXXXXX" and link power records (linkpower.c: the daemon that
+ * journal), "<slot>.tmp" (earlier versions), "<slot>.linkpower.XXXXXX" and link power records (state/link-power-record.c: the daemon that
  * sampled is gone). Once, when the daemon starts: under a NIC's lock a leftover is simply
  * overwritten, so the hot path never lists the directory or looks for them one by one.
  */
