@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-
 #include "base/log.h"
 #include "commands/commands.h"
 #include "decide/quirk-lint.h"

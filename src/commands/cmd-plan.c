@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-
 #include "client/service.h"
 #include "commands/commands.h"
 #include "show/plan.h"

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-
 #include "commands/commands.h"
 #include "show/quirks.h"
 #include "show/report.h"
