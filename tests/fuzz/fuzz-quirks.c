@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The quirk parser and the database lint: any bytes as one quirk file, parsed from memory. */
 #include "base/log.h"
+#include "decide/quirk-lint.h"
 #include "decide/quirks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
