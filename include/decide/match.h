@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-#include "base/json.h"
 #include "kernel/machine.h"
 #include "kernel/nic.h"
 
@@ -87,6 +86,6 @@ const char *match_drivers_string(const NicMatch *m, char *buf, size_t size);
 const char *match_keys_string(void);
 size_t match_key_count(void);
 const char *match_key_name(size_t i);
-/* Every condition that is set, one "<indent>match-… = words" line each, as a file would say it. */
-void match_print(const NicMatch *m, FILE *f, const char *indent);
-void match_json(const NicMatch *m, JsonWriter *w);
+/* Condition i (match_key_name(i)) as a file would write it, in buf; NULL when m does not set it.
+ * *list: the value is a list of words. */
+const char *match_condition_string(const NicMatch *m, size_t i, char *buf, size_t size, bool *list);

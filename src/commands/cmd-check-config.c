@@ -1,65 +1,52 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <inttypes.h>
+
 #include "base/log.h"
 #include "commands/commands.h"
 #include "decide/quirk-lint.h"
 #include "show/report.h"
 
 /* A [device] section that matches no NIC here: a warning line, or {"file", "line", "section"}. */
-static void unmatched_section(const Context *c, const Machine *machine, const ConfigDevice *dev, JsonWriter *w) {
+static void unmatched_section(Out *o, const Context *c, const Machine *machine, const ConfigDevice *dev) {
         for (size_t k = 0; k < c->nics.n; k++)
                 if (config_device_matches(dev, &c->nics.nics[k], machine))
                         return;
-        if (w) {
-                json_object_begin(w);
-                json_kv_str(w, "file", dev->origin.file);
-                json_kv_u64(w, "line", dev->origin.line);
-                json_kv_str(w, "section", dev->name);
-                json_object_end(w);
-                return;
-        }
-        printf("%s:%u: warning: [device %s] matches no NIC here", dev->origin.file, dev->origin.line, dev->name);
+        out_object_begin(o, NULL);
+        out_str(o, "file", "%s:", dev->origin.file);
+        out_u64(o, "line", "%" PRIu64 ": warning: ", dev->origin.line);
+        out_str(o, "section", "[device %s] matches no NIC here", dev->name);
         for (size_t k = 0; k < c->nics.n; k++) {
                 char chip[700];
-                printf("%s %s %s (%s)", k == 0 ? "; the NICs are" : ",", c->nics.nics[k].slot,
-                       nic_ifname(&c->nics.nics[k]) ?: "-", report_chip_line(&c->nics.nics[k], chip, sizeof(chip)));
+                out_text(o, "%s %s %s (%s)", k == 0 ? "; the NICs are" : ",", c->nics.nics[k].slot,
+                         nic_ifname(&c->nics.nics[k]) ?: "-", report_chip_line(&c->nics.nics[k], chip, sizeof(chip)));
         }
-        printf("%s\n", c->nics.n == 0 ? "; there is no Realtek NIC" : "");
+        out_text(o, "%s\n", c->nics.n == 0 ? "; there is no Realtek NIC" : "");
+        out_object_end(o);
 }
 
 /* What check-config says beside the problems: the files it read, and [device] sections that match
- * no NIC of this machine (a typo in a glob passes every check otherwise). As text, or as the members
- * "files" and "unmatched_sections" of w's object. */
-static void check_config_here(const Options *o, const Config *config, const QuirkDb *quirks, JsonWriter *w) {
+ * no NIC of this machine (a typo in a glob passes every check otherwise). */
+static void check_config_here(Out *o, const Options *opts, const Config *config, const QuirkDb *quirks) {
+        const char *path = opts->config ?: CONFIG_DEFAULT_PATH;
         Context c;
         Machine machine;
 
-        if (w) {
-                json_key(w, "files");
-                json_array_begin(w);
-                for (size_t i = 0; i < config->n_files; i++)
-                        json_str(w, config->files[i]);
-                for (size_t i = 0; i < quirks->n_files; i++)
-                        json_str(w, quirks->files[i]);
-                json_array_end(w);
-                json_key(w, "unmatched_sections");
-                json_array_begin(w);
-        } else {
-                if (config->n_files == 0)
-                        printf("No configuration file at %s (nor drop-ins in %s.d): the defaults apply\n",
-                               o->config ?: CONFIG_DEFAULT_PATH, o->config ?: CONFIG_DEFAULT_PATH);
-                for (size_t i = 0; i < config->n_files; i++)
-                        printf("Read %s\n", config->files[i]);
-                for (size_t i = 0; i < quirks->n_files; i++)
-                        printf("Read %s\n", quirks->files[i]);
-        }
-        if (context_open(&c, o, false) >= 0) {
-                machine_read(c.root, o->kernel_release, &machine);
+        if (config->n_files == 0)
+                out_text(o, "No configuration file at %s (nor drop-ins in %s.d): the defaults apply\n", path, path);
+        out_array_begin(o, "files");
+        for (size_t i = 0; i < config->n_files; i++)
+                out_str(o, NULL, "Read %s\n", config->files[i]);
+        for (size_t i = 0; i < quirks->n_files; i++)
+                out_str(o, NULL, "Read %s\n", quirks->files[i]);
+        out_array_end(o);
+        out_array_begin(o, "unmatched_sections");
+        if (context_open(&c, opts, false) >= 0) {
+                machine_read(c.root, opts->kernel_release, &machine);
                 for (size_t i = 0; i < config->n_devices; i++)
-                        unmatched_section(&c, &machine, &config->devices[i], w);
+                        unmatched_section(o, &c, &machine, &config->devices[i]);
         }
         context_done(&c);
-        if (w)
-                json_array_end(w);
+        out_array_end(o);
 }
 
 /* Exactly the files named: a file in a quirks.d directory is a quirk file, any other configuration. */
@@ -97,7 +84,7 @@ static int check_files_named(const Options *o, QuirkDb *quirks, Diagnostics *d, 
 }
 
 int cmd_check_config(const Options *o) {
-        JsonWriter json = json_writer(stdout), *w = o->json ? &json : NULL;
+        Out out;
         Diagnostics d = {};
         Config config;
         QuirkDb quirks = {};
@@ -108,42 +95,36 @@ int cmd_check_config(const Options *o) {
         /* Read before the JSON begins: a failure here is said by the error object, not inside a half document. */
         if (o->n_args > 0 && check_files_named(o, &quirks, &d, &n_conf) < 0)
                 goto out;
-        if (w) {
-                json_object_begin(w);
-                json_kv_u64(w, "schema", REPORT_JSON_SCHEMA);
-        }
+        out_init(&out, stdout, o->json);
+        out_document_begin(&out);
         if (o->n_args > 0) {
-                if (w) {
-                        json_key(w, "files");
-                        json_array_begin(w);
-                        for (int i = 0; i < o->n_args; i++)
-                                json_str(w, o->args[i]);
-                        json_array_end(w);
-                        json_key(w, "unmatched_sections"); /* not looked for in files named alone */
-                        json_array_begin(w);
-                        json_array_end(w);
-                }
+                out_array_begin(&out, "files");
+                for (int i = 0; i < o->n_args; i++)
+                        out_json_str(&out, NULL, o->args[i]);
+                out_array_end(&out);
+                out_array_begin(&out, "unmatched_sections"); /* not looked for in files named alone */
+                out_array_end(&out);
         } else {
                 context_check_policy(o, &config, &quirks, &d);
                 n_conf = config.n_files;
-                check_config_here(o, &config, &quirks, w);
+                check_config_here(&out, o, &config, &quirks);
         }
         ret = d.n > 0;
-        if (w) {
-                json_kv_bool(w, "ok", d.n == 0);
-                json_kv_u64(w, "configuration_files", n_conf);
-                json_kv_u64(w, "quirk_entries", quirks.n);
-                json_kv_u64(w, "quirk_files", quirks.n_files);
-                report_config_problems_json(w, &d);
-                json_object_end(w);
-                json_end(w);
-        } else if (d.n > 0) {
+        out_json_bool(&out, "ok", d.n == 0);
+        out_json_u64(&out, "configuration_files", n_conf);
+        out_json_u64(&out, "quirk_entries", quirks.n);
+        out_json_u64(&out, "quirk_files", quirks.n_files);
+        if (o->json) /* the text says them on stderr, below */
+                report_config_problems(&out, &d);
+        out_document_end(&out);
+        if (d.n > 0 && !o->json) {
+                /* Problems go to stderr, as a compiler says them: file:line: message. */
                 diag_print(&d, stderr);
                 fprintf(stderr, "%zu problem%s found.\n", d.n, d.n == 1 ? "" : "s");
         } else
-                printf("OK: %zu configuration file%s, %zu quirk entr%s in %zu file%s.\n", n_conf,
-                       n_conf == 1 ? "" : "s", quirks.n, quirks.n == 1 ? "y" : "ies", quirks.n_files,
-                       quirks.n_files == 1 ? "" : "s");
+                out_text(&out, "OK: %zu configuration file%s, %zu quirk entr%s in %zu file%s.\n", n_conf,
+                         n_conf == 1 ? "" : "s", quirks.n, quirks.n == 1 ? "y" : "ies", quirks.n_files,
+                         quirks.n_files == 1 ? "" : "s");
 out:
         diag_done(&d);
         config_done(&config);

@@ -1,41 +1,45 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <inttypes.h>
+
 #include "base/log.h"
 #include "commands/commands.h"
 #include "decide/kernel-defaults.h"
-#include "show/report.h"
+#include "show/out.h"
 
-/* One row as text: the knob, what r8169 leaves there, since when, why, and where it says so. */
-static void kernel_default_text(FILE *f, const KernelDefault *row, bool releases) {
-        char line[1024];
+/*
+ * One row: the knob, what r8169 leaves there, since when, why, and where it says so; with the
+ * releases (and, in the text, the chips as a heading) when the rows are shown for any machine.
+ */
+static void kernel_default_show(Out *o, const KernelDefault *row, bool releases) {
+        char macs[400], kernels[400], change[1024];
 
-        fprintf(f, "  %-21s %-6s [%s]%s%s\n", row->knob, row->value, row->id, row->unless ? " unless " : "", row->unless ?: "");
-        if (releases)
-                report_print_wrapped(f, "    releases:", "      ", kernel_default_releases(row, line, sizeof(line)));
-        snprintf(line, sizeof(line), "%s%s%s%s", row->commit ?: "-", row->landed ? " (" : "", row->landed ?: "",
+        kernel_default_macs(row, macs, sizeof(macs));
+        kernel_default_releases(row, kernels, sizeof(kernels));
+        snprintf(change, sizeof(change), "%s%s%s%s", row->commit ?: "-", row->landed ? " (" : "", row->landed ?: "",
                  row->landed ? ")" : "");
-        report_print_wrapped(f, "    change:", "      ", line);
-        if (row->note)
-                report_print_wrapped(f, "    what:", "      ", row->note);
-        report_print_wrapped(f, "    see:", "      ", row->source);
-}
-
-static void kernel_default_json(JsonWriter *w, const KernelDefault *row) {
-        char macs[400], kernels[400];
-
-        json_object_begin(w);
-        json_kv_str(w, "id", row->id);
-        json_kv_str(w, "knob", row->knob);
-        json_kv_str(w, "value", row->value);
-        json_kv_str(w, "unless", row->unless);
-        json_kv_str(w, "mac_versions", kernel_default_macs(row, macs, sizeof(macs)));
-        json_kv_str(w, "kernels", kernel_default_releases(row, kernels, sizeof(kernels)));
-        json_kv_str(w, "commit", row->commit);
-        json_kv_str(w, "landed", row->landed);
-        json_kv_str(w, "source", row->source);
-        json_kv_str(w, "note", row->note);
-        json_kv_str(w, "file", row->file);
-        json_kv_u64(w, "line", row->line);
-        json_object_end(w);
+        out_object_begin(o, NULL);
+        if (releases)
+                out_text(o, "\nRTL_GIGA_MAC_VER %s:\n", macs);
+        out_json_str(o, "id", row->id);
+        out_str(o, "knob", "  %-21s ", row->knob);
+        out_str(o, "value", "%-6s ", row->value);
+        out_text(o, "[%s]", row->id);
+        out_str(o, "unless", " unless %s", row->unless);
+        out_text(o, "\n");
+        out_json_str(o, "mac_versions", macs);
+        if (releases)
+                out_wrapped(o, "kernels", "    releases:", "      ", kernels);
+        else
+                out_json_str(o, "kernels", kernels);
+        out_json_str(o, "commit", row->commit);
+        out_json_str(o, "landed", row->landed);
+        out_text_wrapped(o, "    change:", "      ", change);
+        out_text_wrapped(o, "    what:", "      ", row->note);
+        out_wrapped(o, "source", "    see:", "      ", row->source);
+        out_json_str(o, "note", row->note);
+        out_json_str(o, "file", row->file);
+        out_json_u64(o, "line", row->line);
+        out_object_end(o);
 }
 
 /*
@@ -46,7 +50,7 @@ int cmd_kernel_defaults(const Options *o) {
         _cleanup_(kernel_defaults_done) KernelDefaults kd = {};
         _cleanup_(diag_done) Diagnostics d = {};
         _cleanup_free_ bool *selected = NULL;
-        JsonWriter w = json_writer(stdout);
+        Out out;
         char buf[PATH_MAX], kernel[24];
         const char *path = kernel_defaults_path(o->quirks, buf, sizeof(buf));
         size_t shown = 0;
@@ -64,15 +68,12 @@ int cmd_kernel_defaults(const Options *o) {
                 goto out;
         machine_read(c.root, o->kernel_release, &c.machine);
         kernel_version_to_string(&c.machine.kernel, kernel, sizeof(kernel));
-        if (o->json) {
-                json_object_begin(&w);
-                json_kv_u64(&w, "schema", REPORT_JSON_SCHEMA);
-                json_kv_str(&w, "file", kd.file);
-                json_kv_str(&w, "kernel", c.machine.kernel.known ? kernel : NULL);
-                json_key(&w, "nics");
-                json_array_begin(&w);
-        } else
-                printf("What r8169 does by itself on kernel %s (%s):\n", kernel, kd.file);
+        out_init(&out, stdout, o->json);
+        out_document_begin(&out);
+        out_json_str(&out, "file", kd.file);
+        out_json_str(&out, "kernel", c.machine.kernel.known ? kernel : NULL);
+        out_text(&out, "What r8169 does by itself on kernel %s (%s):\n", kernel, kd.file);
+        out_array_begin(&out, "nics");
         for (size_t i = 0; i < c.nics.n; i++) {
                 const Nic *n = &c.nics.nics[i];
                 const KernelDefault *rows[64];
@@ -82,44 +83,29 @@ int cmd_kernel_defaults(const Options *o) {
                         continue;
                 nr = kernel_defaults_for(&kd, n->chip->mac_version, &c.machine.kernel, rows, ELEMENTSOF(rows));
                 shown++;
-                if (o->json) {
-                        json_object_begin(&w);
-                        json_kv_str(&w, "slot", n->slot);
-                        json_kv_str(&w, "interface", nic_ifname(n));
-                        json_kv_str(&w, "chip", n->chip->name);
-                        json_kv_u64(&w, "mac_version", n->chip->mac_version);
-                        json_key(&w, "defaults");
-                        json_array_begin(&w);
-                        for (size_t j = 0; j < nr; j++)
-                                kernel_default_json(&w, rows[j]);
-                        json_array_end(&w);
-                        json_object_end(&w);
-                        continue;
-                }
-                printf("\n%s  %s  %s (RTL_GIGA_MAC_VER_%u)\n", n->slot, nic_ifname(n) ?: "(no interface)", n->chip->name,
-                       n->chip->mac_version);
+                out_object_begin(&out, NULL);
+                out_str(&out, "slot", "\n%s  ", n->slot);
+                out_json_str(&out, "interface", nic_ifname(n));
+                out_text(&out, "%s  ", nic_ifname(n) ?: "(no interface)");
+                out_str(&out, "chip", "%s ", n->chip->name);
+                out_u64(&out, "mac_version", "(RTL_GIGA_MAC_VER_%" PRIu64 ")\n", n->chip->mac_version);
+                out_array_begin(&out, "defaults");
                 for (size_t j = 0; j < nr; j++)
-                        kernel_default_text(stdout, rows[j], false);
+                        kernel_default_show(&out, rows[j], false);
+                out_array_end(&out);
                 if (nr == 0)
-                        puts("  nothing known for this chip on this kernel");
+                        out_text(&out, "  nothing known for this chip on this kernel\n");
+                out_object_end(&out);
         }
-        if (o->json) {
-                json_array_end(&w);
-                json_key(&w, "rows");
-                json_array_begin(&w);
-                for (size_t j = 0; shown == 0 && j < kd.n; j++)
-                        kernel_default_json(&w, &kd.rows[j]);
-                json_array_end(&w);
-                json_object_end(&w);
-                json_end(&w);
-        } else if (shown == 0) {
-                puts("No Realtek NIC here: every row, for any chip (RTL_GIGA_MAC_VER numbers as 7.1 has them).");
-                for (size_t j = 0; j < kd.n; j++) {
-                        char macs[400];
-                        printf("\nRTL_GIGA_MAC_VER %s:\n", kernel_default_macs(&kd.rows[j], macs, sizeof(macs)));
-                        kernel_default_text(stdout, &kd.rows[j], true);
-                }
+        out_array_end(&out);
+        out_array_begin(&out, "rows");
+        if (shown == 0) {
+                out_text(&out, "No Realtek NIC here: every row, for any chip (RTL_GIGA_MAC_VER numbers as 7.1 has them).\n");
+                for (size_t j = 0; j < kd.n; j++)
+                        kernel_default_show(&out, &kd.rows[j], true);
         }
+        out_array_end(&out);
+        out_document_end(&out);
         ret = 0;
 out:
         context_done(&c);

@@ -1,23 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "commands/commands.h"
 #include "show/quirks.h"
-#include "show/report.h"
 
 int cmd_quirks(const Options *o) {
         _cleanup_free_ bool *selected = NULL;
-        JsonWriter w = json_writer(stdout);
+        Out out;
         Context c;
         bool first = true;
         int ret = 1;
 
         if (context_open_selected(&c, o, true, &selected) < 0)
                 goto out;
-        if (o->json) {
-                json_object_begin(&w);
-                json_kv_u64(&w, "schema", REPORT_JSON_SCHEMA);
-                json_key(&w, "quirks");
-                json_array_begin(&w);
-        }
+        out_init(&out, stdout, o->json);
+        out_document_begin(&out);
+        out_array_begin(&out, "quirks");
         for (size_t i = 0; i < c.quirks.n; i++) {
                 const Quirk *q = &c.quirks.quirks[i];
                 bool show = o->n_args == 0;
@@ -25,21 +21,15 @@ int cmd_quirks(const Options *o) {
                         show = selected[k] && quirk_matches(q, &c.nics.nics[k], &c.machine);
                 if (!show)
                         continue;
-                if (o->json)
-                        report_quirk_json(&w, q);
-                else {
-                        if (!first)
-                                fputc('\n', stdout);
-                        report_quirk_text(stdout, q);
-                }
+                if (!first)
+                        out_text(&out, "\n");
+                report_quirk_show(&out, q);
                 first = false;
         }
-        if (o->json) {
-                json_array_end(&w);
-                json_object_end(&w);
-                json_end(&w);
-        } else if (first)
-                puts(o->n_args ? "No quirk matches." : "The quirk database is empty.");
+        out_array_end(&out);
+        if (first)
+                out_text(&out, "%s\n", o->n_args ? "No quirk matches." : "The quirk database is empty.");
+        out_document_end(&out);
         ret = 0;
 out:
         context_done(&c);

@@ -60,6 +60,7 @@ int cmd_status(const Options *o) {
         _cleanup_free_ NicStatus *s = NULL;
         _cleanup_free_ bool *selected = NULL;
         char verdict[256];
+        Out out;
         size_t n = 0;
         Context c;
 
@@ -95,25 +96,24 @@ int cmd_status(const Options *o) {
         for (size_t i = 0; bus && i < n; i++)
                 if (service_nic_state(bus, s[i].nic->slot, s[i].service_state, sizeof(s[i].service_state)) < 0)
                         s[i].service_state[0] = '\0';
+        out_init(&out, stdout, o->json);
+        out_document_begin(&out);
         /* The verdict first, as tuned-adm and tlp-stat answer (ux-findings M1). */
         if (!o->json && n > 0) {
                 if (!service_verify_summary(bus, o, verdict, sizeof(verdict)))
                         verdict_here(&c, s, n, verdict, sizeof(verdict));
-                printf("Verdict: %s.\n\n", verdict);
+                out_text(&out, "Verdict: %s.\n\n", verdict);
         }
-        if (o->json)
-                report_status_json(stdout, s, n, &c.problems, profile_to_string(c.profile), bus != NULL);
-        else if (c.nics.n == 0)
+        if (c.nics.n == 0)
                 /* What an installed user has: no fixtures, but lspci and the README (/usr/share/doc). */
-                printf("No Realtek NIC found under %s: r8169-tuned tunes the PCIe NICs of the kernel's r8169 driver\n"
-                       "(RTL8111/8168/8411/8125/8126 and their OEM variants), whichever driver is bound.\n"
-                       "\"lspci -nn -d ::0200\" lists this machine's Ethernet controllers; the README's Examples\n"
-                       "(" R8T_DOC_DIR "/README.md.gz) show what it says on machines that have one.\n",
-                       o->sysfs);
-        else
-                report_status_text(stdout, s, n);
-        if (!o->json)
-                report_config_problems_text(stdout, &c.problems);
+                out_text(&out,
+                         "No Realtek NIC found under %s: r8169-tuned tunes the PCIe NICs of the kernel's r8169 driver\n"
+                         "(RTL8111/8168/8411/8125/8126 and their OEM variants), whichever driver is bound.\n"
+                         "\"lspci -nn -d ::0200\" lists this machine's Ethernet controllers; the README's Examples\n"
+                         "(" R8T_DOC_DIR "/README.md.gz) show what it says on machines that have one.\n",
+                         o->sysfs);
+        report_status_show(&out, s, n, &c.problems, profile_to_string(c.profile), bus != NULL);
+        out_document_end(&out);
         for (size_t i = 0; i < n; i++)
                 free(s[i].plan);
         context_done(&c);

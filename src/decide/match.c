@@ -3,7 +3,6 @@
 #include <fnmatch.h>
 
 #include "base/confparse.h"
-#include "base/json.h"
 #include "decide/match.h"
 
 /* "ext:0", "ext:0/7fffffff": an extended chip's id, a row of the extended table when only a value. */
@@ -570,33 +569,12 @@ bool match_test_but_driver(const NicMatch *m, const Nic *n, const Machine *machi
         return test_all(m, n, machine, false);
 }
 
-/* The same conditions as match_print, from the same table: a list is an array of its words. */
-void match_json(const NicMatch *m, JsonWriter *w) {
-        json_object_begin(w);
-        for (size_t i = 0; i < ELEMENTSOF(conditions); i++) {
-                const MatchCondition *c = &conditions[i];
-                char buf[1024];
+const char *match_condition_string(const NicMatch *m, size_t i, char *buf, size_t size, bool *list) {
+        const MatchCondition *c = i < ELEMENTSOF(conditions) ? &conditions[i] : NULL;
 
-                if (!is_set(m, c))
-                        continue;
-                c->print(m, c, buf, sizeof(buf));
-                json_key(w, c->name);
-                if (c->list)
-                        json_words(w, buf);
-                else
-                        json_str(w, buf);
-        }
-        json_object_end(w);
-}
-
-void match_print(const NicMatch *m, FILE *f, const char *indent) {
-        for (size_t i = 0; i < ELEMENTSOF(conditions); i++) {
-                const MatchCondition *c = &conditions[i];
-                char buf[1024];
-
-                if (!is_set(m, c))
-                        continue;
-                c->print(m, c, buf, sizeof(buf));
-                fprintf(f, "%s%s = %s\n", indent, c->name, buf);
-        }
+        if (!c || !is_set(m, c))
+                return NULL;
+        c->print(m, c, buf, size);
+        *list = c->list;
+        return buf;
 }

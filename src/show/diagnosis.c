@@ -514,13 +514,13 @@ static void json_knobs(JsonWriter *w, const NicFacts *f) {
                 report_knob_reading_json(w, k, &f->current[k]);
                 json_key(w, "desired");
                 if (it && it->action != PLAN_EXCLUDED)
-                        report_knob_value_json(w, k, it->desired);
+                        out_knob_json(w, k, it->desired);
                 else
                         json_null(w);
                 json_kv_str(w, "why", it ? plan_provenance_string(&it->why, why, sizeof(why)) : NULL);
                 json_key(w, "held_back");
                 if (held)
-                        report_knob_value_json(w, k, held->desired);
+                        out_knob_json(w, k, held->desired);
                 else
                         json_null(w);
                 json_object_end(w);
@@ -547,7 +547,7 @@ static void json_knobs(JsonWriter *w, const NicFacts *f) {
                 json_object_begin(w);
                 json_kv_str(w, "knob", knob_get(it->knob)->name);
                 json_key(w, "desired");
-                report_knob_value_json(w, it->knob, it->desired);
+                out_knob_json(w, it->knob, it->desired);
                 json_kv_str(w, "quirk", it->why.quirk->id);
                 json_kv_str(w, "experiment", quirk_experiment_line(it->why.quirk, nic_ifname(f->nic) ?: f->nic->slot, exp, sizeof(exp)));
                 json_object_end(w);
@@ -662,8 +662,7 @@ void diagnosis_json(FILE *out, const Diagnose *d) {
                 json_identity(&w, d, f);
                 json_knobs(&w, f);
                 json_kernel_defaults(&w, d, f);
-                json_key(&w, "link_power");
-                report_link_power_json(&w, f->link_power_known ? &f->link_power : NULL);
+                report_link_power(&OUT_JSON_INTO(&w), "link_power", f->link_power_known ? &f->link_power : NULL);
                 json_key(&w, "link_power_plan");
                 report_plan_link_power_json(&w, &f->plan);
                 json_ethtool(&w, f);

@@ -45,7 +45,7 @@ static void plan_item_json(JsonWriter *w, const PlanItem *it, const char *becaus
         if (it->action == PLAN_EXCLUDED)
                 json_null(w);
         else
-                report_knob_value_json(w, it->knob, it->desired);
+                out_knob_json(w, it->knob, it->desired);
         provenance_json(w, &it->why);
         /* The kernel already does what the quirk asks, since this version: null when not. */
         json_key(w, "kernel_default_since");
@@ -60,7 +60,7 @@ static void plan_item_json(JsonWriter *w, const PlanItem *it, const char *becaus
                 provenance_json(w, &it->overridden);
                 json_key(w, "value");
                 if (it->overridden.quirk && it->overridden.quirk->set[it->knob])
-                        report_knob_value_json(w, it->knob, it->overridden_value);
+                        out_knob_json(w, it->knob, it->overridden_value);
                 else
                         json_null(w);
                 json_object_end(w);
@@ -120,10 +120,10 @@ static void plan_link_power_text(FILE *f, const NicPlan *p) {
                 snprintf(line, sizeof(line), "dynamic asked%s, but not for this link: %s%s%s%s", where, p->link_power_blocked,
                          p->link_power_quirk ? " (quirk " : "", p->link_power_quirk ? p->link_power_quirk->id : "",
                          p->link_power_quirk ? ")" : "");
-        report_print_wrapped(f, "  link power:", "    ", line);
+        out_print_wrapped(f, "  link power:", "    ", line);
         if (p->link_power_blocked && p->link_power_quirk) {
-                report_print_wrapped(f, "    reason:", "      ", p->link_power_quirk->reason);
-                report_print_wrapped(f, "    see:", "      ", p->link_power_quirk->reference);
+                out_print_wrapped(f, "    reason:", "      ", p->link_power_quirk->reason);
+                out_print_wrapped(f, "    see:", "      ", p->link_power_quirk->reference);
                 fputs("    a [device] section naming this NIC with link-power = dynamic overrides the quirk\n", f);
         }
 }
@@ -314,10 +314,10 @@ static void plan_guards_text(FILE *f, const NicPlan *p) {
                 char line[256];
                 snprintf(line, sizeof(line), "this link had %" PRIu64 " tx timeout%s (or one was recorded this boot): "
                          "L1 stays off until reboot, whatever the profile asks", p->tx_timeouts, p->tx_timeouts == 1 ? "" : "s");
-                report_print_wrapped(f, "  tx-timeout guard:", "    ", line);
+                out_print_wrapped(f, "  tx-timeout guard:", "    ", line);
         }
         if (p->entry_guard && !p->tx_guard)
-                report_print_wrapped(f, "  tx-timeout guard:", "    ",
+                out_print_wrapped(f, "  tx-timeout guard:", "    ",
                               "a tx timeout on this board, slot and chip is remembered from an earlier boot: entries with "
                               "guard = tx-timeout stay withheld until r8169-tuned restore forgets it");
         for (size_t j = 0; j < p->n_guarded; j++) {
@@ -333,12 +333,12 @@ static void plan_guards_text(FILE *f, const NicPlan *p) {
                 snprintf(line, sizeof(line), "quirk %s is written for %s; with %s bound it is not applied", p->other_driver[j]->id,
                          match_drivers_string(&p->other_driver[j]->match, drivers, sizeof(drivers)),
                          p->nic->driver[0] ? p->nic->driver : "no driver");
-                report_print_wrapped(f, "  not applied:", "    ", line);
+                out_print_wrapped(f, "  not applied:", "    ", line);
         }
         /* Realtek's own drivers (r8168, r8125, r8126) have r8169 as the alternative; another vendor's NIC,
          * treated as a Realtek chip by assume-xid, has only its [device] section (ux-findings L1). */
         if (p->n_other_driver > 0 && p->nic->driver[0])
-                report_print_wrapped(f, "    next:", "      ",
+                out_print_wrapped(f, "    next:", "      ",
                               streq(p->nic->driver, "r8169") ? "see r8169-tuned.conf(5) for a [device] section that sets the knobs"
                               : strncmp(p->nic->driver, "r81", 3) == 0
                                       ? "with the kernel's r8169 driver bound instead (on Debian: apt remove r8168-dkms, then reboot) "

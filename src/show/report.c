@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <stdarg.h>
-#include <sys/ioctl.h>
 
 #include "show/report.h"
 
@@ -27,53 +26,14 @@ const char *report_chip_line(const Nic *n, char *buf, size_t size) {
         return buf;
 }
 
-/* The terminal's width, as systemd's columns() finds it: $COLUMNS, the tty, else 80. */
-static size_t text_columns(FILE *f) {
-        const char *e = getenv("COLUMNS");
-        struct winsize ws = {};
-        uint64_t c;
-
-        if (e && parse_u64(e, &c) >= 0 && c >= 40 && c <= 500)
-                return (size_t) c;
-        if (ioctl(fileno(f), TIOCGWINSZ, &ws) >= 0 && ws.ws_col >= 40)
-                return ws.ws_col;
-        return 80;
-}
-
-/* Prints text wrapped at word boundaries: first then indent before each line (the first word stays beside first). */
-static void print_wrapped(FILE *f, const char *first, const char *indent, const char *text) {
-        size_t width = text_columns(f), col = strlen(first);
-
-        fputs(first, f);
-        for (const char *p = text; *p;) {
-                size_t n = strcspn(p, " ");
-                if (p != text && col > strlen(indent) && col + 1 + n > width) {
-                        fprintf(f, "\n%s", indent);
-                        col = strlen(indent);
-                } else if (col > strlen(indent) || (p != text && col > 0 && col != strlen(first))) {
-                        fputc(' ', f);
-                        col++;
-                }
-                fwrite(p, 1, n, f);
-                col += n;
-                p += n;
-                p += strspn(p, " ");
-        }
-        fputc('\n', f);
-}
-
-void report_print_wrapped(FILE *f, const char *first, const char *indent, const char *text) {
-        print_wrapped(f, first, indent, text);
-}
-
 void report_unknown_chip_advice(FILE *f, const Nic *n) {
         if (n->chip)
                 return;
         if (!n->driver[0])
-                print_wrapped(f, "  ", "  ",
+                out_print_wrapped(f, "  ", "  ",
                               "No driver is bound: this NIC does not work at all. The kernel's r8169 may be too old for "
                               "this chip: a newer kernel (Debian: its backports) is the first thing to try.");
-        print_wrapped(f, "  ", "  ",
+        out_print_wrapped(f, "  ", "  ",
                       n->xid == CHIP_XID_INVALID
                               ? "r8169-tuned could not identify this chip: no quirk applies to it, only the knob lines of a "
                                 "[device] section that names it; with assume-xid (r8169-tuned.conf(5)) in a section naming "
@@ -87,25 +47,35 @@ void report_unknown_chip_advice(FILE *f, const Nic *n) {
                                 "\"Reporting a new chip\").");
 }
 
-void report_link_power_text(FILE *f, const LinkPowerRecord *rec) {
-        if (streq(rec->state, "stopped")) {
-                fprintf(f, "  link power: dynamic, off for this link: %s\n", rec->reason);
+void report_link_power(Out *o, const char *key, const LinkPowerRecord *rec) {
+        if (!rec) {
+                out_json_str(o, key, NULL);
                 return;
         }
-        fprintf(f, "  link power: dynamic, %s (L1 %s); L1 on %.0f s, off %.0f s, %u transitions", rec->state,
-                streq(rec->state, "busy") ? "off" : "on", (double) rec->idle_usec / 1e6, (double) rec->busy_usec / 1e6,
-                rec->transitions);
+        out_object_begin(o, key);
+        out_json_str(o, "state", rec->state);
+        out_json_str(o, "reason", rec->reason[0] ? rec->reason : NULL);
+        out_json_u64(o, "transitions", rec->transitions);
+        out_json_decimal(o, "l1_on_seconds", (double) rec->idle_usec / 1e6, 3);
+        out_json_decimal(o, "l1_off_seconds", (double) rec->busy_usec / 1e6, 3);
         if (rec->quiet_usec)
-                fprintf(f, "; quiet time %.1f s", (double) rec->quiet_usec / 1e6);
-        fprintf(f, "; %u wakeups (%u stray), %u mispredicted\n", rec->wakeups, rec->strays, rec->mispredictions);
-}
-
-/* A knob's value in its JSON type: a boolean for on/off knobs, a number otherwise. */
-void report_knob_value_json(JsonWriter *w, KnobId k, uint64_t v) {
-        if (knob_get(k)->type == KNOB_TYPE_BOOL)
-                json_bool(w, v);
+                out_json_decimal(o, "quiet_seconds", (double) rec->quiet_usec / 1e6, 3);
         else
-                json_u64(w, v);
+                out_json_str(o, "quiet_seconds", NULL);
+        out_json_u64(o, "wakeups", rec->wakeups);
+        out_json_u64(o, "stray_wakeups", rec->strays);
+        out_json_u64(o, "mispredictions", rec->mispredictions);
+        out_object_end(o);
+        if (streq(rec->state, "stopped")) {
+                out_text(o, "  link power: dynamic, off for this link: %s\n", rec->reason);
+                return;
+        }
+        out_text(o, "  link power: dynamic, %s (L1 %s); L1 on %.0f s, off %.0f s, %u transitions", rec->state,
+                 streq(rec->state, "busy") ? "off" : "on", (double) rec->idle_usec / 1e6, (double) rec->busy_usec / 1e6,
+                 rec->transitions);
+        if (rec->quiet_usec)
+                out_text(o, "; quiet time %.1f s", (double) rec->quiet_usec / 1e6);
+        out_text(o, "; %u wakeups (%u stray), %u mispredicted\n", rec->wakeups, rec->strays, rec->mispredictions);
 }
 
 /* "ENODEV" for -ENODEV; NULL for 0. */
@@ -123,7 +93,7 @@ void report_knob_reading_json(JsonWriter *w, KnobId k, const KnobReading *r) {
         json_object_begin(w);
         json_key(w, "value");
         if (r->status == KNOB_STATUS_OK && !r->partial)
-                report_knob_value_json(w, k, r->value);
+                out_knob_json(w, k, r->value);
         else
                 json_null(w);
         json_kv_str(w, "status", knob_status_to_string(r->status));
@@ -200,60 +170,27 @@ void report_link_json(JsonWriter *w, const char *key, const PciLink *l) {
         json_object_end(w);
 }
 
-void report_link_power_json(JsonWriter *w, const LinkPowerRecord *rec) {
-        if (!rec) {
-                json_null(w);
-                return;
-        }
-        json_object_begin(w);
-        json_kv_str(w, "state", rec->state);
-        json_kv_str(w, "reason", rec->reason[0] ? rec->reason : NULL);
-        json_kv_u64(w, "transitions", rec->transitions);
-        json_key(w, "l1_on_seconds");
-        json_decimal(w, (double) rec->idle_usec / 1e6, 3);
-        json_key(w, "l1_off_seconds");
-        json_decimal(w, (double) rec->busy_usec / 1e6, 3);
-        json_key(w, "quiet_seconds");
-        if (rec->quiet_usec)
-                json_decimal(w, (double) rec->quiet_usec / 1e6, 3);
-        else
-                json_null(w);
-        json_kv_u64(w, "wakeups", rec->wakeups);
-        json_kv_u64(w, "stray_wakeups", rec->strays);
-        json_kv_u64(w, "mispredictions", rec->mispredictions);
-        json_object_end(w);
-}
 
-void report_knobs_json(JsonWriter *w, const KnobReading knobs[_KNOB_MAX]) {
-        json_key(w, "knobs");
-        json_object_begin(w);
-        for (int k = 0; k < _KNOB_MAX; k++) {
-                json_key(w, knob_get(k)->name);
-                report_knob_reading_json(w, k, &knobs[k]);
+void report_config_problems(Out *o, const Diagnostics *d) {
+        if (d->n > 0)
+                out_text(o, "\nConfiguration: %zu problem%s; the files named are left out, everything else is in force:\n",
+                         d->n, d->n == 1 ? "" : "s");
+        out_array_begin(o, "config_problems");
+        for (size_t i = 0; i < d->n; i++) {
+                out_object_begin(o, NULL);
+                out_json_str(o, "file", d->files[i]);
+                out_json_u64(o, "line", d->lines[i]);
+                out_json_str(o, "message", diag_text(d, i));
+                out_text(o, "  %s\n", d->msgs[i]);
+                out_object_end(o);
         }
-        json_object_end(w);
+        out_array_end(o);
 }
 
 void report_config_problems_json(JsonWriter *w, const Diagnostics *d) {
-        json_key(w, "config_problems");
-        json_array_begin(w);
-        for (size_t i = 0; i < d->n; i++) {
-                json_object_begin(w);
-                json_kv_str(w, "file", d->files[i]);
-                json_kv_u64(w, "line", d->lines[i]);
-                json_kv_str(w, "message", diag_text(d, i));
-                json_object_end(w);
-        }
-        json_array_end(w);
-}
+        Out o = OUT_JSON_INTO(w);
 
-void report_config_problems_text(FILE *f, const Diagnostics *d) {
-        if (d->n == 0)
-                return;
-        fprintf(f, "\nConfiguration: %zu problem%s; the files named are left out, everything else is in force:\n", d->n,
-                d->n == 1 ? "" : "s");
-        for (size_t i = 0; i < d->n; i++)
-                fprintf(f, "  %s\n", d->msgs[i]);
+        report_config_problems(&o, d);
 }
 
 const char *report_reading_text(KnobId k, const KnobReading *r, char *buf, size_t size) {

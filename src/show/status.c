@@ -17,7 +17,7 @@ static const char *reading_cause(const KnobReading *r, char *buf, size_t size) {
 }
 
 /* What the quirk database knows but does not apply here: suggestions, and entries a guard withholds. */
-static void status_withheld_text(FILE *f, const NicStatus *s) {
+static void status_withheld_text(Out *o, const NicStatus *s) {
         const NicPlan *p = s->plan;
         char line[768], cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], exp[512];
 
@@ -26,9 +26,9 @@ static void status_withheld_text(FILE *f, const NicStatus *s) {
                 snprintf(line, sizeof(line), "%s %s -> %s, quirk %s (reported, not applied)", knob_get(it->knob)->name,
                          report_reading_text(it->knob, &it->current, cur, sizeof(cur)),
                          knob_format_value(it->knob, it->desired, des, sizeof(des)), it->why.quirk->id);
-                report_print_wrapped(f, "  suggested:", "    ", line);
+                out_text_wrapped(o, "  suggested:", "    ", line);
                 /* One line, never wrapped: it is there to be copied. */
-                fprintf(f, "    measure it: %s\n",
+                out_text(o, "    measure it: %s\n",
                         quirk_experiment_line(it->why.quirk, nic_ifname(s->nic) ?: s->nic->slot, exp, sizeof(exp)));
         }
         for (size_t j = 0; p && j < p->n_guarded; j++) {
@@ -38,7 +38,7 @@ static void status_withheld_text(FILE *f, const NicStatus *s) {
                 snprintf(line, sizeof(line), "%s of quirk %s is not applied: a tx timeout on %s%s", knob_get(it->knob)->name,
                          it->why.quirk->id, p->entry_guard_remembered ? "this board, remembered from an earlier boot" : "this link",
                          p->entry_guard_remembered ? "; r8169-tuned restore forgets it" : "");
-                report_print_wrapped(f, "  guarded:", "    ", line);
+                out_text_wrapped(o, "  guarded:", "    ", line);
         }
 }
 
@@ -62,89 +62,20 @@ static void status_why_text(const NicPlan *p, KnobId k, char *buf, size_t size) 
 
 /* How the running service holds the NIC, in words a user can act on (never wrapped: the
  * commands in it are there to be copied). */
-static void status_service_text(FILE *f, const NicStatus *s) {
+static void status_service_text(Out *o, const NicStatus *s) {
         const char *name = nic_ifname(s->nic) ?: s->nic->slot;
 
         if (!s->service_state[0])
                 return;
         if (streq(s->service_state, "released"))
-                fprintf(f, "  service: given back by restore; \"r8169-tuned apply %s\" takes it back\n", name);
+                out_text(o, "  service: given back by restore; \"r8169-tuned apply %s\" takes it back\n", name);
         else if (streq(s->service_state, "failed"))
-                fprintf(f, "  service: a write failed at its last apply (\"journalctl -u r8169-tuned -b\" says which);\n"
-                           "    \"r8169-tuned apply %s\" tries again\n", name);
+                out_text(o, "  service: a write failed at its last apply (\"journalctl -u r8169-tuned -b\" says which);\n"
+                            "    \"r8169-tuned apply %s\" tries again\n", name);
         else if (streq(s->service_state, "waiting"))
-                fprintf(f, "  service: waiting for its interface to appear\n");
+                out_text(o, "  service: waiting for its interface to appear\n");
         else
-                fprintf(f, "  service: %s by r8169-tuned.service\n", s->service_state);
-}
-
-void report_status_text(FILE *f, const NicStatus *s, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                const Nic *nic = s[i].nic;
-                const PciLink *l = &nic->link;
-                char chip[700];
-                bool shown[_KNOB_MAX] = {};
-
-                if (i > 0)
-                        fputc('\n', f);
-                fprintf(f, "%s  %s  %s\n", nic->slot, nic_ifname(nic) ?: "(no interface)",
-                        report_chip_line(nic, chip, sizeof(chip)));
-                fprintf(f, "  PCI %04x:%04x subsystem %04x:%04x rev %02x, driver %s", nic->vendor, nic->device,
-                        nic->subsys_vendor, nic->subsys_device, nic->revision, nic->driver[0] ? nic->driver : "none");
-                if (nic->perm_mac[0])
-                        fprintf(f, ", MAC %s", nic->perm_mac);
-                fputc('\n', f);
-                if (l->truncated)
-                        fputs("  link: config space past 64 bytes is not readable here (needs CAP_SYS_ADMIN); the link/ knobs "
-                              "below are the kernel's own view\n", f);
-                else if (l->pcie)
-                        fprintf(f, "  link: ASPM %s supported, %s enabled; CLKPM %s%s%s\n", report_aspm_states(l->aspm_support),
-                                report_aspm_states(l->aspm_control),
-                                l->clkpm_capable ? "capable" : "not capable",
-                                l->clkpm_enabled ? ", enabled" : "",
-                                l->l1ss ? "; L1 substates capable" : "");
-                report_unknown_chip_advice(f, nic);
-                if (s[i].tx_guard)
-                        fprintf(f, "  tx timeouts: %" PRIu64 "; tx-timeout guard: L1 stays off for this link until reboot\n",
-                                s[i].tx_timeouts);
-                else if (s[i].tx_timeouts_known)
-                        fprintf(f, "  tx timeouts: %" PRIu64 "\n", s[i].tx_timeouts);
-                if (s[i].link_power_known)
-                        report_link_power_text(f, &s[i].link_power);
-                status_service_text(f, &s[i]);
-                fputs("  knobs:\n", f);
-                for (int k = 0; k < _KNOB_MAX; k++) {
-                        const KnobReading *r = &s[i].knobs[k];
-                        char buf[KNOB_VALUE_MAX], mark[128] = "", why[400] = "";
-
-                        if (r->status != KNOB_STATUS_OK)
-                                continue;
-                        report_ours_text(k, r, &s[i].ours[k], mark, sizeof(mark));
-                        status_why_text(s[i].plan, k, why, sizeof(why));
-                        fprintf(f, "    %-22s %s%s%s%s\n", knob_get(k)->name,
-                                r->partial ? "partly on" : knob_format_value(k, r->value, buf, sizeof(buf)),
-                                r->fixed ? " [fixed]" : "", mark, why);
-                }
-                /* What cannot be read: one line per cause, not one per knob, with the knob list (ux-findings L4). */
-                for (int k = 0; k < _KNOB_MAX; k++) {
-                        char cause[256], other[256], names[512] = "", first[300];
-
-                        if (s[i].knobs[k].status == KNOB_STATUS_OK || shown[k])
-                                continue;
-                        reading_cause(&s[i].knobs[k], cause, sizeof(cause));
-                        for (int j = k; j < _KNOB_MAX; j++) {
-                                if (s[i].knobs[j].status == KNOB_STATUS_OK || shown[j] ||
-                                    !streq(reading_cause(&s[i].knobs[j], other, sizeof(other)), cause))
-                                        continue;
-                                shown[j] = true;
-                                snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", names[0] ? ", " : "",
-                                         knob_get(j)->name);
-                        }
-                        snprintf(first, sizeof(first), "    %s:", cause);
-                        report_print_wrapped(f, first, "      ", names);
-                }
-                status_withheld_text(f, &s[i]);
-        }
+                out_text(o, "  service: %s by r8169-tuned.service\n", s->service_state);
 }
 
 /* Whether what r8169-tuned set is what the NIC holds now. */
@@ -183,48 +114,129 @@ static void report_ours_json(JsonWriter *w, const NicStatus *s) {
                 if (o->original_mixed)
                         json_null(w);
                 else
-                        report_knob_value_json(w, k, o->original);
+                        out_knob_json(w, k, o->original);
                 json_key(w, "set");
                 if (o->set_mixed)
                         json_null(w);
                 else
-                        report_knob_value_json(w, k, o->set);
+                        out_knob_json(w, k, o->set);
                 json_kv_bool(w, "holds", s->knobs[k].status == KNOB_STATUS_OK && ours_holds(&s->knobs[k], o));
                 json_object_end(w);
         }
         json_object_end(w);
 }
 
-void report_status_json(FILE *f, const NicStatus *s, size_t n, const Diagnostics *problems, const char *profile, bool service) {
-        JsonWriter w = json_writer(f);
+/* The NIC's identity, its PCI ids and link, and what to do about a chip not known: the text's head. */
+static void status_nic_text(Out *o, const Nic *nic) {
+        const PciLink *l = &nic->link;
+        char chip[700];
 
-        json_object_begin(&w);
-        json_kv_u64(&w, "schema", REPORT_JSON_SCHEMA);
-        json_kv_str(&w, "profile", profile);
-        json_kv_bool(&w, "service", service);
-        json_key(&w, "nics");
-        json_array_begin(&w);
-        for (size_t i = 0; i < n; i++) {
-                json_object_begin(&w);
-                report_nic_json_members(&w, s[i].nic);
-                json_key(&w, "tx_timeouts");
-                if (s[i].tx_timeouts_known)
-                        json_u64(&w, s[i].tx_timeouts);
-                else
-                        json_null(&w);
-                json_kv_bool(&w, "tx_timeout_guard", s[i].tx_guard);
-                json_key(&w, "link_power");
-                report_link_power_json(&w, s[i].link_power_known ? &s[i].link_power : NULL);
-                report_knobs_json(&w, s[i].knobs);
-                report_ours_json(&w, &s[i]);
-                json_kv_bool(&w, "guard_remembered", s[i].plan && s[i].plan->entry_guard_remembered);
-                report_plan_items_json(&w, "suggested", s[i].plan ? s[i].plan->suggested : NULL, s[i].plan ? s[i].plan->n_suggested : 0,
-                                "reported: a suggestion, applied only with suggestions = apply", s[i].nic);
-                json_kv_str(&w, "service_state", s[i].service_state[0] ? s[i].service_state : NULL);
-                json_object_end(&w);
+        out_text(o, "%s  %s  %s\n", nic->slot, nic_ifname(nic) ?: "(no interface)", report_chip_line(nic, chip, sizeof(chip)));
+        out_text(o, "  PCI %04x:%04x subsystem %04x:%04x rev %02x, driver %s", nic->vendor, nic->device, nic->subsys_vendor,
+                 nic->subsys_device, nic->revision, nic->driver[0] ? nic->driver : "none");
+        if (nic->perm_mac[0])
+                out_text(o, ", MAC %s", nic->perm_mac);
+        out_text(o, "\n");
+        if (l->truncated)
+                out_text(o, "  link: config space past 64 bytes is not readable here (needs CAP_SYS_ADMIN); the link/ knobs "
+                            "below are the kernel's own view\n");
+        else if (l->pcie)
+                out_text(o, "  link: ASPM %s supported, %s enabled; CLKPM %s%s%s\n", report_aspm_states(l->aspm_support),
+                         report_aspm_states(l->aspm_control), l->clkpm_capable ? "capable" : "not capable",
+                         l->clkpm_enabled ? ", enabled" : "", l->l1ss ? "; L1 substates capable" : "");
+        if (!o->json)
+                report_unknown_chip_advice(o->f, nic);
+}
+
+/* What cannot be read: one line per cause, not one per knob, with the knob list (ux-findings L4). */
+static void status_unreadable_text(Out *o, const KnobReading knobs[_KNOB_MAX]) {
+        bool shown[_KNOB_MAX] = {};
+
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                char cause[256], other[256], names[512] = "", first[300];
+
+                if (knobs[k].status == KNOB_STATUS_OK || shown[k])
+                        continue;
+                reading_cause(&knobs[k], cause, sizeof(cause));
+                for (int j = k; j < _KNOB_MAX; j++) {
+                        if (knobs[j].status == KNOB_STATUS_OK || shown[j] ||
+                            !streq(reading_cause(&knobs[j], other, sizeof(other)), cause))
+                                continue;
+                        shown[j] = true;
+                        snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", names[0] ? ", " : "",
+                                 knob_get(j)->name);
+                }
+                snprintf(first, sizeof(first), "    %s:", cause);
+                out_text_wrapped(o, first, "      ", names);
         }
-        json_array_end(&w);
-        report_config_problems_json(&w, problems);
-        json_object_end(&w);
-        json_end(&w);
+}
+
+/* The knobs as read: in JSON every knob's reading; in the text those read, with what r8169-tuned
+ * set of them and what the plan says, then what could not be read. */
+static void status_knobs(Out *o, const NicStatus *s) {
+        out_text(o, "  knobs:\n");
+        out_object_begin(o, "knobs");
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                const KnobReading *r = &s->knobs[k];
+                char buf[KNOB_VALUE_MAX], mark[128] = "", why[400] = "";
+
+                if (out_json(o)) {
+                        json_key(o->w, knob_get(k)->name);
+                        report_knob_reading_json(o->w, k, r);
+                        continue;
+                }
+                if (r->status != KNOB_STATUS_OK)
+                        continue;
+                report_ours_text(k, r, &s->ours[k], mark, sizeof(mark));
+                status_why_text(s->plan, k, why, sizeof(why));
+                out_text(o, "    %-22s %s%s%s%s\n", knob_get(k)->name,
+                         r->partial ? "partly on" : knob_format_value(k, r->value, buf, sizeof(buf)), r->fixed ? " [fixed]" : "",
+                         mark, why);
+        }
+        out_object_end(o);
+        status_unreadable_text(o, s->knobs);
+}
+
+static void status_nic_show(Out *o, const NicStatus *s) {
+        const NicPlan *p = s->plan;
+        JsonWriter *w = out_json(o);
+
+        out_object_begin(o, NULL);
+        if (w)
+                report_nic_json_members(w, s->nic);
+        status_nic_text(o, s->nic);
+        if (s->tx_timeouts_known)
+                out_json_u64(o, "tx_timeouts", s->tx_timeouts);
+        else
+                out_json_str(o, "tx_timeouts", NULL);
+        out_json_bool(o, "tx_timeout_guard", s->tx_guard);
+        if (s->tx_guard)
+                out_text(o, "  tx timeouts: %" PRIu64 "; tx-timeout guard: L1 stays off for this link until reboot\n", s->tx_timeouts);
+        else if (s->tx_timeouts_known)
+                out_text(o, "  tx timeouts: %" PRIu64 "\n", s->tx_timeouts);
+        report_link_power(o, "link_power", s->link_power_known ? &s->link_power : NULL);
+        status_service_text(o, s);
+        status_knobs(o, s);
+        if (w) {
+                report_ours_json(w, s);
+                json_kv_bool(w, "guard_remembered", p && p->entry_guard_remembered);
+                report_plan_items_json(w, "suggested", p ? p->suggested : NULL, p ? p->n_suggested : 0,
+                                       "reported: a suggestion, applied only with suggestions = apply", s->nic);
+        }
+        status_withheld_text(o, s);
+        out_json_str(o, "service_state", s->service_state[0] ? s->service_state : NULL);
+        out_object_end(o);
+}
+
+void report_status_show(Out *o, const NicStatus *s, size_t n, const Diagnostics *problems, const char *profile, bool service) {
+        out_json_str(o, "profile", profile);
+        out_json_bool(o, "service", service);
+        out_array_begin(o, "nics");
+        for (size_t i = 0; i < n; i++) {
+                if (i > 0)
+                        out_text(o, "\n");
+                status_nic_show(o, &s[i]);
+        }
+        out_array_end(o);
+        report_config_problems(o, problems);
 }

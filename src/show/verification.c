@@ -93,7 +93,7 @@ static void verify_value_json(JsonWriter *w, const char *key, const char *knob, 
 
         json_key(w, key);
         if (k >= 0 && knob_parse_value(k, text, &v) >= 0)
-                report_knob_value_json(w, k, v);
+                out_knob_json(w, k, v);
         else
                 json_null(w);
 }

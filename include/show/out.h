@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include "base/json.h"
+#include "kernel/knob.h"
+
+/*
+ * One walk, every rendering. An output is written once, as a sequence of calls in the order a
+ * reader meets the facts. A fact both renderings show is one call with its JSON key and its
+ * text's printf format (out_str, out_u64, out_knob_value, out_wrapped); a fact only JSON has
+ * is an out_json_* call; the text's own words are out_text. The JSON takes the keys and typed
+ * values, the text the formats, so text and JSON cannot say two things of one fact.
+ * ethtool's print_*(PRINT_ANY, key, fmt, value) is the model.
+ *
+ * A NULL string value is null in JSON and nothing in the text; a NULL key is an element of the
+ * array being written. Every format is checked against its value at compile time.
+ */
+
+/* The version of every --json output's shape ("schema" at the top); see r8169-tuned(8). */
+#define REPORT_JSON_SCHEMA 1
+
+typedef struct Out {
+        FILE *f;
+        bool json;
+        JsonWriter *w; /* own, or a writer an output not yet written as a walk lends */
+        JsonWriter own;
+} Out;
+
+static inline void out_init(Out *o, FILE *f, bool json) {
+        *o = (Out) { .f = f, .json = json, .own = json_writer(f) };
+        o->w = &o->own;
+}
+/* The JSON rendering into a writer already open. */
+#define OUT_JSON_INTO(writer) ((Out) { .f = (writer)->f, .json = true, .w = (writer) })
+
+/* The JSON writer, for a part only JSON shows; NULL in the text. */
+static inline JsonWriter *out_json(const Out *o) { return o->json ? o->w : NULL; }
+
+/* {"schema": N, … } with its newline; nothing in the text. */
+void out_document_begin(Out *o);
+void out_document_end(Out *o);
+/* JSON's containers, under key (NULL in an array); nothing in the text. */
+void out_object_begin(Out *o, const char *key);
+void out_object_end(Out *o);
+void out_array_begin(Out *o, const char *key);
+void out_array_end(Out *o);
+
+/* Text only, as printf. */
+void out_text(Out *o, const char *fmt, ...) _printf_(2, 3);
+/* Prose in the text only: wrapped to the terminal after first, further lines after indent (nothing when NULL). */
+void out_text_wrapped(Out *o, const char *first, const char *indent, const char *value);
+
+/* Both: JSON key: value; the text printf(fmt, value). */
+#define OUT_FMT_CHECK(fmt, v) ((void) sizeof(printf(fmt, v)))
+#define out_str(o, key, fmt, v) (OUT_FMT_CHECK(fmt, (const char *) (v)), out_str_(o, key, fmt, v))
+#define out_u64(o, key, fmt, v) (OUT_FMT_CHECK(fmt, (uint64_t) (v)), out_u64_(o, key, fmt, v))
+/* A knob's value: true/false or a number in JSON, the knob's own words in the text ("on", "1"). */
+#define out_knob_value(o, key, fmt, k, v) (OUT_FMT_CHECK(fmt, ""), out_knob_value_(o, key, fmt, k, v))
+void out_str_(Out *o, const char *key, const char *fmt, const char *value);
+void out_u64_(Out *o, const char *key, const char *fmt, uint64_t value);
+void out_knob_value_(Out *o, const char *key, const char *fmt, KnobId k, uint64_t value);
+/* Prose: JSON key: value; the text as out_text_wrapped. */
+void out_wrapped(Out *o, const char *key, const char *first, const char *indent, const char *value);
+/* Space-separated words: a JSON array of strings (NULL: []); the text as out_text_wrapped. */
+void out_words(Out *o, const char *key, const char *first, const char *indent, const char *value);
+
+/* JSON only. */
+void out_json_str(Out *o, const char *key, const char *value);
+void out_json_u64(Out *o, const char *key, uint64_t value);
+void out_json_bool(Out *o, const char *key, bool value);
+void out_json_words(Out *o, const char *key, const char *value);
+void out_json_decimal(Out *o, const char *key, double value, int decimals);
+
+/* text after first, wrapped to the terminal (80 columns when not one), further lines after indent. */
+void out_print_wrapped(FILE *f, const char *first, const char *indent, const char *text);
+/* A knob's value as JSON: true/false for on/off knobs, a number otherwise. */
+void out_knob_json(JsonWriter *w, KnobId k, uint64_t v);
