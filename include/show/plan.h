@@ -22,8 +22,9 @@ typedef struct PlanReport {
         const Machine *machine;
 } PlanReport;
 
-void report_plan_text(FILE *f, const PlanReport *r);
-void report_plan_json(FILE *f, const PlanReport *r);
+/* The profile and what chose it, then per NIC its items, what is held back, suggested and guarded,
+ * dynamic link power and entries for another driver; the text ends with what is not in the plan. */
+void report_plan_show(Out *o, const PlanReport *r);
 /* null, or what link-power = dynamic asked for the NIC and whether it runs there. */
 void report_plan_link_power_json(JsonWriter *w, const NicPlan *p);
 /* "key": [planned items], as plan and status write them; because: why they are not applied, or NULL. */

@@ -8,6 +8,7 @@ int cmd_plan(const Options *o) {
         _cleanup_free_ NicPlan *plans = NULL;
         _cleanup_free_ bool *selected = NULL;
         Context c;
+        Out out;
         size_t n = 0;
         int ret = 1;
 
@@ -29,10 +30,10 @@ int cmd_plan(const Options *o) {
                          .no_quirks = c.quirks.n_files == 0, .verbose = o->verbose,
                          .quirk_files = c.quirks.n_files, .problems = &c.problems,
                          .quirks = &c.quirks, .machine = &c.machine };
-        if (o->json)
-                report_plan_json(stdout, &r);
-        else
-                report_plan_text(stdout, &r);
+        out_init(&out, stdout, o->json);
+        out_document_begin(&out);
+        report_plan_show(&out, &r);
+        out_document_end(&out);
         /* A plan without any quirk database is no answer (ux-findings L8): the problem is said, exit 1. */
         ret = r.no_quirks ? 1 : 0;
 out:

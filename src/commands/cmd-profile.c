@@ -2,7 +2,6 @@
 #include <sys/stat.h>
 #include <systemd/sd-bus.h>
 
-#include "base/json.h"
 #include "base/log.h"
 #include "client/bus-api.h"
 #include "client/service.h"
@@ -15,24 +14,20 @@
  * "configured", "source", "desktop", "power_source", "service"}. desktop: NULL when unknown. */
 static void profile_print(bool json, const char *active, const char *source, const char *configured,
                           const char *desktop, const char *power, bool service) {
-        JsonWriter w = json_writer(stdout);
+        Out o;
 
-        if (!json) {
-                printf("%s (%s: %s, power: %s%s)%s\n", active, source, configured, power,
-                       service ? "" : "; the service is not running",
-                       service && streq(source, "runtime") ? "; \"r8169-tuned profile --reset\" goes back to the configured one" : "");
-                return;
-        }
-        json_object_begin(&w);
-        json_kv_u64(&w, "schema", REPORT_JSON_SCHEMA);
-        json_kv_str(&w, "profile", active);
-        json_kv_str(&w, "configured", configured);
-        json_kv_str(&w, "source", source);
-        json_kv_str(&w, "desktop", desktop);
-        json_kv_str(&w, "power_source", power);
-        json_kv_bool(&w, "service", service);
-        json_object_end(&w);
-        json_end(&w);
+        out_init(&o, stdout, json);
+        out_document_begin(&o);
+        out_str(&o, "profile", "%s (", active);
+        out_json_str(&o, "configured", configured);
+        out_str(&o, "source", "%s: ", source);
+        out_text(&o, "%s, ", configured);
+        out_json_str(&o, "desktop", desktop);
+        out_str(&o, "power_source", "power: %s", power);
+        out_json_bool(&o, "service", service);
+        out_text(&o, "%s)%s\n", service ? "" : "; the service is not running",
+                 service && streq(source, "runtime") ? "; \"r8169-tuned profile --reset\" goes back to the configured one" : "");
+        out_document_end(&o);
 }
 
 static int profile_show_bus(sd_bus *bus, bool json) {

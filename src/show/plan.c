@@ -35,6 +35,8 @@ static void provenance_json(JsonWriter *w, const Provenance *p) {
 static void plan_item_json(JsonWriter *w, const PlanItem *it, const char *because, const Nic *nic) {
         char line[512];
 
+        if (!w)
+                return;
         json_object_begin(w);
         json_kv_str(w, "knob", knob_get(it->knob)->name);
         json_kv_str(w, "action", plan_action_to_string(it->action));
@@ -99,7 +101,7 @@ void report_plan_link_power_json(JsonWriter *w, const NicPlan *p) {
 }
 
 /* The same in words: where it runs, what it does; where it cannot, why (and the quirk's reason). */
-static void plan_link_power_text(FILE *f, const NicPlan *p) {
+static void plan_link_power_text(Out *o, const NicPlan *p) {
         char line[1024], where[300] = "";
 
         if (!p->link_power_asked)
@@ -120,11 +122,11 @@ static void plan_link_power_text(FILE *f, const NicPlan *p) {
                 snprintf(line, sizeof(line), "dynamic asked%s, but not for this link: %s%s%s%s", where, p->link_power_blocked,
                          p->link_power_quirk ? " (quirk " : "", p->link_power_quirk ? p->link_power_quirk->id : "",
                          p->link_power_quirk ? ")" : "");
-        out_print_wrapped(f, "  link power:", "    ", line);
+        out_text_wrapped(o, "  link power:", "    ", line);
         if (p->link_power_blocked && p->link_power_quirk) {
-                out_print_wrapped(f, "    reason:", "      ", p->link_power_quirk->reason);
-                out_print_wrapped(f, "    see:", "      ", p->link_power_quirk->reference);
-                fputs("    a [device] section naming this NIC with link-power = dynamic overrides the quirk\n", f);
+                out_text_wrapped(o, "    reason:", "      ", p->link_power_quirk->reason);
+                out_text_wrapped(o, "    see:", "      ", p->link_power_quirk->reference);
+                out_text(o, "    a [device] section naming this NIC with link-power = dynamic overrides the quirk\n");
         }
 }
 
@@ -157,116 +159,49 @@ void report_plan_items_json(JsonWriter *w, const char *key, const PlanItem *item
         json_array_end(w);
 }
 
-/* Entries of the profile that would apply, but were written for another driver. */
-static void other_driver_json(JsonWriter *w, const NicPlan *p) {
-        json_key(w, "other_driver");
-        json_array_begin(w);
-        for (size_t j = 0; j < p->n_other_driver; j++) {
-                const Quirk *q = p->other_driver[j];
-                json_object_begin(w);
-                json_kv_str(w, "quirk", q->id);
-                json_key(w, "drivers");
-                json_array_begin(w);
-                for (size_t k = 0; k < q->match.n_drivers; k++)
-                        json_str(w, q->match.drivers[k]);
-                json_array_end(w);
-                json_kv_str(w, "reason", q->reason);
-                json_object_end(w);
-        }
-        json_array_end(w);
-}
-
-void report_plan_json(FILE *f, const PlanReport *r) {
-        JsonWriter w = json_writer(f);
-        char hb[128];
-
-        json_object_begin(&w);
-        json_kv_u64(&w, "schema", REPORT_JSON_SCHEMA);
-        json_kv_str(&w, "profile", profile_to_string(r->profile));
-        json_kv_str(&w, "configured_profile", profile_to_string(r->from_config));
-        json_kv_str(&w, "profile_override", r->override);
-        json_kv_str(&w, "power_source", power_source_to_string(r->power));
-        json_kv_u64(&w, "quirk_files", r->quirk_files);
-        report_config_problems_json(&w, r->problems ?: &(const Diagnostics) {});
-        json_key(&w, "nics");
-        json_array_begin(&w);
-        for (size_t i = 0; i < r->n; i++) {
-                const NicPlan *p = &r->plans[i];
-                json_object_begin(&w);
-                report_nic_json_members(&w, p->nic);
-                ignored_by_json(&w, p);
-                report_plan_items_json(&w, "items", p->items, p->n, NULL, p->nic);
-                /* What the profile holds back, with why: not in items, which is what apply does. */
-                report_plan_items_json(&w, "held_back", p->held, p->n_held, held_back_because(r, hb, sizeof(hb)), p->nic);
-                report_plan_items_json(&w, "suggested", p->suggested, p->n_suggested,
-                                "reported: a suggestion, applied only with suggestions = apply", p->nic);
-                json_key(&w, "suggestions");
-                json_object_begin(&w);
-                json_kv_bool(&w, "apply", p->suggestions_apply);
-                json_kv_str(&w, "file", p->suggestions_origin.file);
-                json_key(&w, "line");
-                if (p->suggestions_origin.file)
-                        json_u64(&w, p->suggestions_origin.line);
-                else
-                        json_null(&w);
-                json_object_end(&w);
-                json_kv_u64(&w, "tx_timeouts", p->tx_timeouts);
-                json_kv_bool(&w, "tx_timeout_guard", p->tx_guard);
-                json_kv_bool(&w, "guard_remembered", p->entry_guard_remembered);
-                report_plan_items_json(&w, "guarded", p->guarded, p->n_guarded, "tx-timeout guard: this link timed out", p->nic);
-                json_key(&w, "link_power");
-                report_plan_link_power_json(&w, p);
-                other_driver_json(&w, p);
-                json_object_end(&w);
-        }
-        json_array_end(&w);
-        json_object_end(&w);
-        json_end(&w);
-}
-
 /* One planned knob: action, knob, values, where it comes from. */
-static void plan_item_text(FILE *f, const PlanItem *it) {
+static void plan_item_text(Out *o, const PlanItem *it) {
         char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], prov[512];
         const char *c = report_reading_text(it->knob, &it->current, cur, sizeof(cur));
 
-        fprintf(f, "  %-9s %-21s ", plan_action_to_string(it->action), knob_get(it->knob)->name);
+        out_text(o, "  %-9s %-21s ", plan_action_to_string(it->action), knob_get(it->knob)->name);
         if (it->action == PLAN_EXCLUDED)
-                fprintf(f, "%-16s", "not touched");
+                out_text(o, "%-16s", "not touched");
         else if (it->action == PLAN_SKIP)
-                fprintf(f, "%-16s", knob_status_to_string(it->current.status));
+                out_text(o, "%-16s", knob_status_to_string(it->current.status));
         else if (it->action == PLAN_CHANGE) {
                 char both[64];
                 snprintf(both, sizeof(both), "%s -> %s", c, knob_format_value(it->knob, it->desired, des, sizeof(des)));
-                fprintf(f, "%-16s", both);
+                out_text(o, "%-16s", both);
         } else
-                fprintf(f, "%-16s", c);
-        fprintf(f, " %s", plan_provenance_string(&it->why, prov, sizeof(prov)));
+                out_text(o, "%-16s", c);
+        out_text(o, " %s", plan_provenance_string(&it->why, prov, sizeof(prov)));
         if (it->overrides)
-                fprintf(f, " (overrides %s)", plan_provenance_string(&it->overridden, prov, sizeof(prov)));
+                out_text(o, " (overrides %s)", plan_provenance_string(&it->overridden, prov, sizeof(prov)));
         if (it->kernel_default) {
                 char since[24];
-                fprintf(f, " (the kernel already does this since %s)",
+                out_text(o, " (the kernel already does this since %s)",
                         kernel_version_to_string(&it->why.quirk->kernel_default_since, since, sizeof(since)));
         }
-        fputc('\n', f);
+        out_text(o, "\n");
 }
 
-static void plan_held_text(FILE *f, const PlanReport *r, const PlanItem *it) {
+static void plan_held_text(Out *o, const PlanReport *r, const PlanItem *it) {
         char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], both[64], hb[128], prov[512];
 
         snprintf(both, sizeof(both), "%s -> %s", report_reading_text(it->knob, &it->current, cur, sizeof(cur)),
                  knob_format_value(it->knob, it->desired, des, sizeof(des)));
-        fprintf(f, "  %-9s %-21s %-16s %s (%s)\n", "held back", knob_get(it->knob)->name, both,
+        out_text(o, "  %-9s %-21s %-16s %s (%s)\n", "held back", knob_get(it->knob)->name, both,
                 plan_provenance_string(&it->why, prov, sizeof(prov)), held_back_because(r, hb, sizeof(hb)));
 }
 
 /* A suggestion, with the line that measures it here. */
-static void plan_suggested_text(FILE *f, const NicPlan *p, const PlanItem *it) {
+static void plan_suggested_text(Out *o, const NicPlan *p, const PlanItem *it) {
         char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], both[64], prov[512];
 
         snprintf(both, sizeof(both), "%s -> %s", report_reading_text(it->knob, &it->current, cur, sizeof(cur)),
                  knob_format_value(it->knob, it->desired, des, sizeof(des)));
-        fprintf(f, "  %-9s %-21s %-16s %s\n", "suggest", knob_get(it->knob)->name, both,
+        out_text(o, "  %-9s %-21s %-16s %s\n", "suggest", knob_get(it->knob)->name, both,
                 plan_provenance_string(&it->why, prov, sizeof(prov)));
 }
 
@@ -291,7 +226,7 @@ static size_t plan_item_quirks(const NicPlan *p) {
 }
 
 /* Each quirk behind a planned value, once: its reason, evidence, counter-evidence and sources. */
-static void plan_grounds_text(FILE *f, const NicPlan *p) {
+static void plan_grounds_text(Out *o, const NicPlan *p) {
         for (size_t j = 0; j < p->n + p->n_held + p->n_suggested; j++) {
                 const Quirk *q = plan_item_quirk(p, j);
                 bool said = false;
@@ -302,43 +237,67 @@ static void plan_grounds_text(FILE *f, const NicPlan *p) {
                 if (!q || said)
                         continue;
                 snprintf(first, sizeof(first), "  why %s:", q->id);
-                report_quirk_grounds_text(f, q, first);
+                if (!o->json)
+                        report_quirk_grounds_text(o->f, q, first);
         }
 }
 
 /* What keeps fixes off this link: the tx-timeout guard, and quirks written for another driver. */
-static void plan_guards_text(FILE *f, const NicPlan *p) {
+static void plan_guards_show(Out *o, const NicPlan *p) {
+        JsonWriter *w = out_json(o);
         char prov[512];
 
+        out_json_u64(o, "tx_timeouts", p->tx_timeouts);
+        out_json_bool(o, "tx_timeout_guard", p->tx_guard);
+        out_json_bool(o, "guard_remembered", p->entry_guard_remembered);
         if (p->tx_guard) {
                 char line[256];
                 snprintf(line, sizeof(line), "this link had %" PRIu64 " tx timeout%s (or one was recorded this boot): "
                          "L1 stays off until reboot, whatever the profile asks", p->tx_timeouts, p->tx_timeouts == 1 ? "" : "s");
-                out_print_wrapped(f, "  tx-timeout guard:", "    ", line);
+                out_text_wrapped(o, "  tx-timeout guard:", "    ", line);
         }
         if (p->entry_guard && !p->tx_guard)
-                out_print_wrapped(f, "  tx-timeout guard:", "    ",
-                              "a tx timeout on this board, slot and chip is remembered from an earlier boot: entries with "
-                              "guard = tx-timeout stay withheld until r8169-tuned restore forgets it");
+                out_text_wrapped(o, "  tx-timeout guard:", "    ",
+                                 "a tx timeout on this board, slot and chip is remembered from an earlier boot: entries with "
+                                 "guard = tx-timeout stay withheld until r8169-tuned restore forgets it");
+        out_array_begin(o, "guarded");
         for (size_t j = 0; j < p->n_guarded; j++) {
                 const PlanItem *g = &p->guarded[j];
                 bool entry = g->why.kind == PROVENANCE_QUIRK && g->why.quirk->guard_tx_timeout;
-                fprintf(f, "  %-9s %-21s %-16s %s (%s)\n", "guarded", knob_get(g->knob)->name, entry ? "not applied" : "stays off",
-                        plan_provenance_string(&g->why, prov, sizeof(prov)),
-                        entry ? "guard = tx-timeout: taken back after a tx timeout" : "not turned on: tx-timeout guard");
+                plan_item_json(w, g, "tx-timeout guard: this link timed out", p->nic);
+                out_text(o, "  %-9s %-21s %-16s %s (%s)\n", "guarded", knob_get(g->knob)->name, entry ? "not applied" : "stays off",
+                         plan_provenance_string(&g->why, prov, sizeof(prov)),
+                         entry ? "guard = tx-timeout: taken back after a tx timeout" : "not turned on: tx-timeout guard");
         }
-        plan_link_power_text(f, p);
+        out_array_end(o);
+        if (w) {
+                json_key(w, "link_power");
+                report_plan_link_power_json(w, p);
+        }
+        plan_link_power_text(o, p);
+        /* Entries of the profile that would apply, but were written for another driver. */
+        out_array_begin(o, "other_driver");
         for (size_t j = 0; j < p->n_other_driver; j++) {
+                const Quirk *q = p->other_driver[j];
                 char drivers[128], line[512];
-                snprintf(line, sizeof(line), "quirk %s is written for %s; with %s bound it is not applied", p->other_driver[j]->id,
-                         match_drivers_string(&p->other_driver[j]->match, drivers, sizeof(drivers)),
-                         p->nic->driver[0] ? p->nic->driver : "no driver");
-                out_print_wrapped(f, "  not applied:", "    ", line);
+
+                out_object_begin(o, NULL);
+                out_json_str(o, "quirk", q->id);
+                out_array_begin(o, "drivers");
+                for (size_t k = 0; k < q->match.n_drivers; k++)
+                        out_json_str(o, NULL, q->match.drivers[k]);
+                out_array_end(o);
+                out_json_str(o, "reason", q->reason);
+                out_object_end(o);
+                snprintf(line, sizeof(line), "quirk %s is written for %s; with %s bound it is not applied", q->id,
+                         match_drivers_string(&q->match, drivers, sizeof(drivers)), p->nic->driver[0] ? p->nic->driver : "no driver");
+                out_text_wrapped(o, "  not applied:", "    ", line);
         }
+        out_array_end(o);
         /* Realtek's own drivers (r8168, r8125, r8126) have r8169 as the alternative; another vendor's NIC,
          * treated as a Realtek chip by assume-xid, has only its [device] section (ux-findings L1). */
         if (p->n_other_driver > 0 && p->nic->driver[0])
-                out_print_wrapped(f, "    next:", "      ",
+                out_text_wrapped(o, "    next:", "      ",
                               streq(p->nic->driver, "r8169") ? "see r8169-tuned.conf(5) for a [device] section that sets the knobs"
                               : strncmp(p->nic->driver, "r81", 3) == 0
                                       ? "with the kernel's r8169 driver bound instead (on Debian: apt remove r8168-dkms, then reboot) "
@@ -349,7 +308,7 @@ static void plan_guards_text(FILE *f, const NicPlan *p) {
 }
 
 /* How to measure each suggested entry here, and how to accept them: once per entry. */
-static void plan_suggestions_hint(FILE *f, const NicPlan *p) {
+static void plan_suggestions_hint(Out *o, const NicPlan *p) {
         char line[512];
 
         for (size_t j = 0; j < p->n_suggested; j++) {
@@ -359,13 +318,13 @@ static void plan_suggestions_hint(FILE *f, const NicPlan *p) {
                         said = p->suggested[k].why.quirk == q;
                 if (said)
                         continue;
-                fprintf(f, "  suggested by %s (%s): measure it on this machine with\n    %s\n", q->id,
+                out_text(o, "  suggested by %s (%s): measure it on this machine with\n    %s\n", q->id,
                         doubt_label(q->reported_because),
                         quirk_experiment_line(q, nic_ifname(p->nic) ?: p->nic->slot, line, sizeof(line)));
         }
         if (p->n_suggested > 0)
-                fputs("    to apply them: suggestions = apply in [global] or in a [device] section\n"
-                      "    naming this NIC, or the knob in a [device] section (r8169-tuned.conf(5))\n", f);
+                out_text(o, "    to apply them: suggestions = apply in [global] or in a [device] section\n"
+                      "    naming this NIC, or the knob in a [device] section (r8169-tuned.conf(5))\n");
 }
 
 /*
@@ -373,7 +332,7 @@ static void plan_suggestions_hint(FILE *f, const NicPlan *p) {
  * each asks for nothing here, so that "nothing known" is said only where nothing is. Returns
  * how many were said.
  */
-static size_t plan_entries_idle_text(FILE *f, const PlanReport *r, const NicPlan *p) {
+static size_t plan_entries_idle_text(Out *o, const PlanReport *r, const NicPlan *p) {
         size_t said = 0;
 
         if (!r->quirks || !r->machine)
@@ -386,7 +345,7 @@ static size_t plan_entries_idle_text(FILE *f, const PlanReport *r, const NicPlan
                 any_kernel.n_kernels = 0;
                 if (p->nic->xid == CHIP_XID_INVALID || !match_test(&any_kernel, p->nic, r->machine))
                         continue;
-                fprintf(f, "%s    %s: ", said++ == 0 ? "  nothing to change; the entries for this chip ask for nothing here:\n" : "",
+                out_text(o, "%s    %s: ", said++ == 0 ? "  nothing to change; the entries for this chip ask for nothing here:\n" : "",
                         q->id);
                 if (!quirk_matches(q, p->nic, r->machine)) {
                         /* A kernel-tier entry's ranges end where r8169 took it over (quirks(5)). */
@@ -395,78 +354,116 @@ static size_t plan_entries_idle_text(FILE *f, const PlanReport *r, const NicPlan
                                                                            q->match.kernels[0].to.known
                                                                    ? &q->match.kernels[0].to : NULL;
                         if (took_over && r->kernel && kernel_version_compare(r->kernel, took_over) >= 0)
-                                fprintf(f, "the kernel does it itself since %s\n",
+                                out_text(o, "the kernel does it itself since %s\n",
                                         kernel_version_to_string(took_over, since, sizeof(since)));
                         else if (q->match.n_kernels > 0) {
-                                fprintf(f, "only for kernel%s", q->match.n_kernels > 1 ? "s" : "");
+                                out_text(o, "only for kernel%s", q->match.n_kernels > 1 ? "s" : "");
                                 for (size_t k = 0; k < q->match.n_kernels; k++)
-                                        fprintf(f, "%s %s", k ? "," : "", kernel_range_to_string(&q->match.kernels[k], range, sizeof(range)));
-                                fputc('\n', f);
+                                        out_text(o, "%s %s", k ? "," : "", kernel_range_to_string(&q->match.kernels[k], range, sizeof(range)));
+                                out_text(o, "\n");
                         } else
-                                fputs("not for this kernel\n", f);
+                                out_text(o, "not for this kernel\n");
                 } else if (!q->profiles[r->profile == PROFILE_POWERSAVE ? PROFILE_POWERSAVE : PROFILE_PERFORMANCE])
-                        fprintf(f, "for another profile than %s\n", profile_to_string(r->profile));
+                        out_text(o, "for another profile than %s\n", profile_to_string(r->profile));
                 else
-                        fputs("already so\n", f);
+                        out_text(o, "already so\n");
         }
         return said;
 }
 
-static void plan_nic_text(FILE *f, const PlanReport *r, const NicPlan *p) {
-        char chip[700];
+static void plan_nic_show(Out *o, const PlanReport *r, const NicPlan *p) {
+        JsonWriter *w = out_json(o);
+        char chip[700], hb[128];
         size_t changes = 0;
 
-        fprintf(f, "\n%s  %s  %s, driver %s\n", p->nic->slot, nic_ifname(p->nic) ?: "(no interface)",
-                report_chip_line(p->nic, chip, sizeof(chip)), p->nic->driver[0] ? p->nic->driver : "none");
-        if (p->ignored) {
-                fprintf(f, "  ignored (%s:%u)\n", p->ignored_by.file, p->ignored_by.line);
+        held_back_because(r, hb, sizeof(hb));
+        out_object_begin(o, NULL);
+        if (w) {
+                report_nic_json_members(w, p->nic);
+                ignored_by_json(w, p);
+        }
+        out_text(o, "\n%s  %s  %s, driver %s\n", p->nic->slot, nic_ifname(p->nic) ?: "(no interface)",
+                 report_chip_line(p->nic, chip, sizeof(chip)), p->nic->driver[0] ? p->nic->driver : "none");
+        if (p->ignored && !w) {
+                out_text(o, "  ignored (%s:%u)\n", p->ignored_by.file, p->ignored_by.line);
                 return;
         }
+        out_array_begin(o, "items");
         for (size_t j = 0; j < p->n; j++) {
                 changes += p->items[j].action == PLAN_CHANGE;
-                plan_item_text(f, &p->items[j]);
+                plan_item_json(w, &p->items[j], NULL, p->nic);
+                plan_item_text(o, &p->items[j]);
         }
-        for (size_t j = 0; j < p->n_held; j++)
-                plan_held_text(f, r, &p->held[j]);
-        for (size_t j = 0; j < p->n_suggested; j++)
-                plan_suggested_text(f, p, &p->suggested[j]);
+        out_array_end(o);
+        /* What the profile holds back, with why: not in items, which is what apply does. */
+        out_array_begin(o, "held_back");
+        for (size_t j = 0; j < p->n_held; j++) {
+                plan_item_json(w, &p->held[j], hb, p->nic);
+                plan_held_text(o, r, &p->held[j]);
+        }
+        out_array_end(o);
+        out_array_begin(o, "suggested");
+        for (size_t j = 0; j < p->n_suggested; j++) {
+                plan_item_json(w, &p->suggested[j], "reported: a suggestion, applied only with suggestions = apply", p->nic);
+                plan_suggested_text(o, p, &p->suggested[j]);
+        }
+        out_array_end(o);
+        out_object_begin(o, "suggestions");
+        out_json_bool(o, "apply", p->suggestions_apply);
+        out_json_str(o, "file", p->suggestions_origin.file);
+        if (p->suggestions_origin.file)
+                out_json_u64(o, "line", p->suggestions_origin.line);
+        else
+                out_json_str(o, "line", NULL);
+        out_object_end(o);
         if (r->verbose)
-                plan_grounds_text(f, p);
-        plan_guards_text(f, p);
+                plan_grounds_text(o, p);
+        plan_guards_show(o, p);
+        out_object_end(o);
+        if (w)
+                return;
         if (!p->nic->chip)
-                report_unknown_chip_advice(f, p->nic);
+                report_unknown_chip_advice(o->f, p->nic);
         else if (p->n == 0 && p->n_held == 0 && p->n_suggested == 0 && p->n_guarded == 0 && p->n_other_driver == 0) {
                 if (r->no_quirks)
-                        fputs("  nothing to plan from: no quirk database was read (stderr says where it was looked for)\n", f);
-                else if (plan_entries_idle_text(f, r, p) == 0)
-                        fputs("  nothing known to tune for this chip\n", f);
+                        out_text(o, "  nothing to plan from: no quirk database was read (stderr says where it was looked for)\n");
+                else if (plan_entries_idle_text(o, r, p) == 0)
+                        out_text(o, "  nothing known to tune for this chip\n");
         } else if (changes == 0)
-                fputs("  nothing to change\n", f);
+                out_text(o, "  nothing to change\n");
         if (p->n_held > 0)
-                fputs("  held back: what the performance profile would change here, at a cost in idle power;\n"
+                out_text(o, "  held back: what the performance profile would change here, at a cost in idle power;\n"
                       "    to have it: r8169-tuned profile performance (the running service, until it stops;\n"
-                      "    with --persist for good), or r8169-tuned --profile performance apply (once, without the service)\n", f);
-        plan_suggestions_hint(f, p);
+                      "    with --persist for good), or r8169-tuned --profile performance apply (once, without the service)\n");
+        plan_suggestions_hint(o, p);
         if (!r->verbose && plan_item_quirks(p) > 0)
-                fprintf(f, "  why: r8169-tuned plan --verbose %s (each quirk's reason, evidence and sources)\n",
+                out_text(o, "  why: r8169-tuned plan --verbose %s (each quirk's reason, evidence and sources)\n",
                         nic_ifname(p->nic) ?: p->nic->slot);
 }
 
-void report_plan_text(FILE *f, const PlanReport *r) {
+void report_plan_show(Out *o, const PlanReport *r) {
         char kernel[24];
 
-        fprintf(f, "Profile: %s", profile_to_string(r->profile));
+        out_str(o, "profile", "Profile: %s", profile_to_string(r->profile));
+        out_json_str(o, "configured_profile", profile_to_string(r->from_config));
+        out_json_str(o, "profile_override", r->override);
+        out_json_str(o, "power_source", power_source_to_string(r->power));
+        out_json_u64(o, "quirk_files", r->quirk_files);
+        if (o->json)
+                report_config_problems(o, r->problems ?: &(const Diagnostics) {});
         /* What chose it: --profile, or the configuration (ux-findings L3). */
         if (r->configured != r->profile)
-                fprintf(f, " (%s %s, power: %s)", r->override ? "--profile" : "configured", profile_to_string(r->configured),
+                out_text(o, " (%s %s, power: %s)", r->override ? "--profile" : "configured", profile_to_string(r->configured),
                         power_source_to_string(r->power));
         if (r->kernel)
-                fprintf(f, "; kernel %s", kernel_version_to_string(r->kernel, kernel, sizeof(kernel)));
-        fputc('\n', f);
+                out_text(o, "; kernel %s", kernel_version_to_string(r->kernel, kernel, sizeof(kernel)));
+        out_text(o, "\n");
         if (r->n == 0)
-                fputs("No Realtek NIC found.\n", f);
+                out_text(o, "No Realtek NIC found.\n");
+        out_array_begin(o, "nics");
         for (size_t i = 0; i < r->n; i++)
-                plan_nic_text(f, r, &r->plans[i]);
+                plan_nic_show(o, r, &r->plans[i]);
+        out_array_end(o);
         /*
          * What is not in this plan for a problem, said here too, not only on stderr (ux-findings
          * L13): a configuration file with a problem as a whole, a quirk entry with one alone.
@@ -478,14 +475,14 @@ void report_plan_text(FILE *f, const PlanReport *r) {
                 if (i + 1 < r->problems->n && file && r->problems->files[i + 1] && streq(file, r->problems->files[i + 1]))
                         continue;
                 if (file && r->problems->lines[i] > 0 && !(r->quirks && strv_contains(r->quirks->files, r->quirks->n_files, file))) {
-                        fprintf(f, "%sNot in this plan: what %s says (%zu problem%s: r8169-tuned check-config lists them)\n",
+                        out_text(o, "%sNot in this plan: what %s says (%zu problem%s: r8169-tuned check-config lists them)\n",
                                 said ? "" : "\n", file, count, count == 1 ? "" : "s");
                         said = true;
                 }
                 count = 0;
         }
         for (size_t i = 0; r->quirks && i < r->quirks->n_left_out; i++) {
-                fprintf(f, "%sNot in this plan: quirk entry %s (r8169-tuned check-config says why)\n", said ? "" : "\n",
+                out_text(o, "%sNot in this plan: quirk entry %s (r8169-tuned check-config says why)\n", said ? "" : "\n",
                         r->quirks->left_out[i]);
                 said = true;
         }

@@ -98,78 +98,73 @@ static void verify_value_json(JsonWriter *w, const char *key, const char *knob, 
                 json_null(w);
 }
 
-static void verify_json(const Verification *vd) {
-        JsonWriter w = json_writer(stdout);
+/* The differences, NICs given back and problems, then the verdict: text and JSON in one walk. */
+void verification_print(const Verification *vd, bool json) {
+        size_t released = verification_given_back(vd);
+        Out out, *o = &out;
 
-        json_object_begin(&w);
-        json_kv_u64(&w, "schema", REPORT_JSON_SCHEMA);
-        json_kv_bool(&w, "ok", verification_ok(vd));
-        json_kv_str(&w, "profile", vd->profile);
-        json_key(&w, "nics");
-        json_array_begin(&w);
+        out_init(o, stdout, json);
+        out_document_begin(o);
+        out_json_bool(o, "ok", verification_ok(vd));
+        out_json_str(o, "profile", vd->profile);
+        out_array_begin(o, "nics");
         for (size_t i = 0; i < vd->n_nics; i++) {
-                json_object_begin(&w);
-                json_kv_str(&w, "slot", vd->nics[i].slot);
-                json_kv_str(&w, "interface", vd->nics[i].ifname[0] ? vd->nics[i].ifname : NULL);
-                json_kv_str(&w, "service_state", vd->nics[i].state[0] ? vd->nics[i].state : NULL);
-                json_kv_bool(&w, "ok", verification_nic_ok(vd, &vd->nics[i]));
-                json_object_end(&w);
+                out_object_begin(o, NULL);
+                out_json_str(o, "slot", vd->nics[i].slot);
+                out_json_str(o, "interface", vd->nics[i].ifname[0] ? vd->nics[i].ifname : NULL);
+                out_json_str(o, "service_state", vd->nics[i].state[0] ? vd->nics[i].state : NULL);
+                out_json_bool(o, "ok", verification_nic_ok(vd, &vd->nics[i]));
+                out_object_end(o);
         }
-        json_array_end(&w);
-        json_key(&w, "differences");
-        json_array_begin(&w);
+        out_array_end(o);
+        out_array_begin(o, "differences");
         for (size_t i = 0; i < vd->n; i++) {
-                json_object_begin(&w);
-                json_kv_str(&w, "slot", vd->v[i].slot);
-                json_kv_str(&w, "interface", vd->v[i].ifname[0] ? vd->v[i].ifname : NULL);
-                json_kv_str(&w, "knob", vd->v[i].knob);
-                verify_value_json(&w, "planned", vd->v[i].knob, vd->v[i].planned);
-                verify_value_json(&w, "found", vd->v[i].knob, vd->v[i].found);
-                json_kv_str(&w, "found_text", vd->v[i].found);
-                json_kv_str(&w, "source", vd->v[i].source);
-                json_object_end(&w);
+                const Difference *d = &vd->v[i];
+
+                out_object_begin(o, NULL);
+                out_json_str(o, "slot", d->slot);
+                out_json_str(o, "interface", d->ifname[0] ? d->ifname : NULL);
+                out_json_str(o, "knob", d->knob);
+                if (out_json(o)) {
+                        verify_value_json(o->w, "planned", d->knob, d->planned);
+                        verify_value_json(o->w, "found", d->knob, d->found);
+                }
+                out_json_str(o, "found_text", d->found);
+                out_json_str(o, "source", d->source);
+                out_object_end(o);
+                out_text(o, "%s (%s) %s: planned %s, found %s (%s)\n", d->ifname[0] ? d->ifname : "-", d->slot, d->knob,
+                         d->planned, d->found, d->source);
         }
-        json_array_end(&w);
-        json_key(&w, "given_back");
-        json_array_begin(&w);
+        out_array_end(o);
+        out_array_begin(o, "given_back");
         for (size_t i = 0; i < vd->n_nics; i++) {
                 if (!given_back(&vd->nics[i]))
                         continue;
-                json_object_begin(&w);
-                json_kv_str(&w, "slot", vd->nics[i].slot);
-                json_kv_str(&w, "interface", vd->nics[i].ifname[0] ? vd->nics[i].ifname : NULL);
-                json_object_end(&w);
+                out_object_begin(o, NULL);
+                out_json_str(o, "slot", vd->nics[i].slot);
+                out_json_str(o, "interface", vd->nics[i].ifname[0] ? vd->nics[i].ifname : NULL);
+                out_object_end(o);
+                out_text(o, "%s (%s): given back by \"restore\"; the service leaves it alone until \"r8169-tuned apply\".\n",
+                         vd->nics[i].ifname[0] ? vd->nics[i].ifname : "-", vd->nics[i].slot);
         }
-        json_array_end(&w);
-        report_config_problems_json(&w, &vd->problems);
-        json_object_end(&w);
-        json_end(&w);
-}
-
-static void verify_text(const Verification *vd) {
-        size_t released = verification_given_back(vd);
-
-        for (size_t i = 0; i < vd->n; i++)
-                printf("%s (%s) %s: planned %s, found %s (%s)\n", vd->v[i].ifname[0] ? vd->v[i].ifname : "-", vd->v[i].slot,
-                       vd->v[i].knob, vd->v[i].planned, vd->v[i].found, vd->v[i].source);
-        for (size_t i = 0; i < vd->n_nics; i++)
-                if (given_back(&vd->nics[i]))
-                        printf("%s (%s): given back by \"restore\"; the service leaves it alone until \"r8169-tuned apply\".\n",
-                               vd->nics[i].ifname[0] ? vd->nics[i].ifname : "-", vd->nics[i].slot);
+        out_array_end(o);
+        if (json)
+                report_config_problems(o, &vd->problems);
         for (size_t i = 0; i < vd->problems.n; i++)
-                printf("%s\n", vd->problems.msgs[i]);
+                out_text(o, "%s\n", vd->problems.msgs[i]);
         if (verification_ok(vd) && vd->n_nics == 0)
-                printf("OK: no Realtek NIC here; nothing to verify.\n");
+                out_text(o, "OK: no Realtek NIC here; nothing to verify.\n");
         else if (verification_ok(vd))
-                printf("OK: every knob of %zu NIC%s is as planned (profile %s).\n", vd->n_nics, vd->n_nics == 1 ? "" : "s",
-                       vd->profile);
+                out_text(o, "OK: every knob of %zu NIC%s is as planned (profile %s).\n", vd->n_nics, vd->n_nics == 1 ? "" : "s",
+                         vd->profile);
         else if (released > 0)
-                printf("%zu knob%s differ%s from the plan; %zu NIC%s given back; %zu problem%s in configuration or quirk files.\n",
-                       vd->n, vd->n == 1 ? "" : "s", vd->n == 1 ? "s" : "", released, released == 1 ? "" : "s",
-                       vd->problems.n, vd->problems.n == 1 ? "" : "s");
+                out_text(o, "%zu knob%s differ%s from the plan; %zu NIC%s given back; %zu problem%s in configuration or quirk files.\n",
+                         vd->n, vd->n == 1 ? "" : "s", vd->n == 1 ? "s" : "", released, released == 1 ? "" : "s",
+                         vd->problems.n, vd->problems.n == 1 ? "" : "s");
         else
-                printf("%zu knob%s differ%s from the plan; %zu problem%s in configuration or quirk files.\n", vd->n,
-                       vd->n == 1 ? "" : "s", vd->n == 1 ? "s" : "", vd->problems.n, vd->problems.n == 1 ? "" : "s");
+                out_text(o, "%zu knob%s differ%s from the plan; %zu problem%s in configuration or quirk files.\n", vd->n,
+                         vd->n == 1 ? "" : "s", vd->n == 1 ? "s" : "", vd->problems.n, vd->problems.n == 1 ? "" : "s");
+        out_document_end(o);
 }
 
 void verification_parts(char *buf, size_t size, size_t differ, size_t given_back, size_t problems) {
@@ -187,11 +182,4 @@ void verification_parts(char *buf, size_t size, size_t differ, size_t given_back
         buf[0] = '\0';
         for (size_t i = 0; i < n && len < size; i++)
                 len += (size_t) snprintf(buf + len, size - len, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ", parts[i]);
-}
-
-void verification_print(const Verification *vd, bool json) {
-        if (json)
-                verify_json(vd);
-        else
-                verify_text(vd);
 }
