@@ -5,10 +5,14 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "base/json.h"
+#include "show/out.h"
+#include "show/report.h"
 
 static char *buf;
 static size_t len;
@@ -91,11 +95,64 @@ static void test_strings(void **state) {
         expect(&w, "[\"a \\\"quoted\\\" \\\\ word\\n\\ttab\\u0001\",[\"https://a\",\"https://b\"],[]]");
 }
 
+/* One walk, two renderings: each fact once, the JSON's keys and the text's formats from the same calls. */
+static void walk(Out *o) {
+        out_document_begin(o);
+        out_str(o, "name", "name %s\n", "enp1s0");
+        out_json_str(o, "only_json", NULL);
+        out_text(o, "text only\n");
+        out_u64(o, "count", "count %" PRIu64 "\n", 42);
+        out_knob_value(o, "tso", "tso %s\n", KNOB_TSO, 1);
+        out_knob_value(o, "gro_flush_timeout", "gro_flush_timeout %s\n", KNOB_GRO_FLUSH_TIMEOUT, 20000);
+        out_str(o, "missing", "never %s\n", NULL);
+        out_array_begin(o, "list");
+        out_str(o, NULL, " %s", "a");
+        out_str(o, NULL, " %s", "b");
+        out_array_end(o);
+        out_text(o, "\n");
+        out_document_end(o);
+}
+
+static void test_out_walk(void **state) {
+        JsonWriter w = open_writer();
+        Out o;
+
+        out_init(&o, w.f, false);
+        walk(&o);
+        expect(&w, "name enp1s0\ntext only\ncount 42\ntso on\ngro_flush_timeout 20000\n a b\n");
+        w = open_writer();
+        out_init(&o, w.f, true);
+        walk(&o);
+        expect(&w, "{\"schema\":1,\"name\":\"enp1s0\",\"only_json\":null,\"count\":42,\"tso\":true,"
+                   "\"gro_flush_timeout\":20000,\"missing\":null,\"list\":[\"a\",\"b\"]}\n");
+}
+
+/* The knob object of schema 1, every member: a fixed feature, a partial one, one that cannot be read. */
+static void test_knob_object(void **state) {
+        JsonWriter w = open_writer();
+        KnobReading fixed = { .status = KNOB_STATUS_OK, .value = 1, .fixed = true };
+        KnobReading partial = { .status = KNOB_STATUS_OK, .value = 0, .partial = true };
+        KnobReading unread;
+
+        knob_reading_fail(&unread, -EOPNOTSUPP, "");
+        json_array_begin(&w);
+        report_knob_reading_json(&w, KNOB_TSO, &fixed);
+        report_knob_reading_json(&w, KNOB_TSO, &partial);
+        report_knob_reading_json(&w, KNOB_GRO_FLUSH_TIMEOUT, &unread);
+        json_array_end(&w);
+        expect(&w, "[{\"value\":true,\"status\":\"ok\",\"errno\":null,\"message\":null,\"partial\":false,\"fixed\":true},"
+                   "{\"value\":null,\"status\":\"ok\",\"errno\":null,\"message\":null,\"partial\":true,\"fixed\":false},"
+                   "{\"value\":null,\"status\":\"not-supported\",\"errno\":\"EOPNOTSUPP\",\"message\":\"Operation not supported\","
+                   "\"partial\":false,\"fixed\":false}]");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_nesting),
                 cmocka_unit_test(test_decimals),
                 cmocka_unit_test(test_strings),
+                cmocka_unit_test(test_out_walk),
+                cmocka_unit_test(test_knob_object),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
