@@ -83,5 +83,5 @@ typedef struct Diagnose {
         KernelDefaults kd;    /* what r8169 does by itself, per chip and release (empty: not installed) */
 } Diagnose;
 
-void diagnosis_markdown(FILE *out, const Diagnose *d);
-void diagnosis_json(FILE *out, const Diagnose *d);
+/* The report as Markdown (to paste into an issue) or as JSON. */
+void diagnosis_show(FILE *f, const Diagnose *d, bool json);

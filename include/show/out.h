@@ -22,7 +22,7 @@
 typedef struct Out {
         FILE *f;
         bool json;
-        JsonWriter *w; /* own, or a writer an output not yet written as a walk lends */
+        JsonWriter *w;
         JsonWriter own;
 } Out;
 
@@ -30,8 +30,6 @@ static inline void out_init(Out *o, FILE *f, bool json) {
         *o = (Out) { .f = f, .json = json, .own = json_writer(f) };
         o->w = &o->own;
 }
-/* The JSON rendering into a writer already open. */
-#define OUT_JSON_INTO(writer) ((Out) { .f = (writer)->f, .json = true, .w = (writer) })
 
 /* The JSON writer, for a part only JSON shows; NULL in the text. */
 static inline JsonWriter *out_json(const Out *o) { return o->json ? o->w : NULL; }
@@ -70,6 +68,7 @@ void out_json_u64(Out *o, const char *key, uint64_t value);
 void out_json_bool(Out *o, const char *key, bool value);
 void out_json_words(Out *o, const char *key, const char *value);
 void out_json_decimal(Out *o, const char *key, double value, int decimals);
+void out_json_knob(Out *o, const char *key, KnobId k, uint64_t value);
 
 /* text after first, wrapped to the terminal (80 columns when not one), further lines after indent. */
 void out_print_wrapped(FILE *f, const char *first, const char *indent, const char *text);

@@ -14,7 +14,6 @@ void report_link_power(Out *o, const char *key, const LinkPowerRecord *rec);
 void report_unknown_chip_advice(FILE *f, const Nic *n);
 /* "config_problems": [{file, line, message}]; in the text a paragraph (nothing when there are none). */
 void report_config_problems(Out *o, const Diagnostics *d);
-void report_config_problems_json(JsonWriter *w, const Diagnostics *d); /* until every output is an Out */
 /* A NIC's identity as JSON members of the object being written, shared by every JSON report. */
 void report_nic_json_members(JsonWriter *w, const Nic *n);
 /* "none", "L0s", "L1", "L0s L1" for LnkCap/LnkCtl ASPM bits. */

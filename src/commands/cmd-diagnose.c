@@ -408,10 +408,7 @@ int cmd_diagnose(const Options *o) {
                 goto out;
         if (diagnose_gather(&d, o, selected) < 0)
                 goto out;
-        if (o->json)
-                diagnosis_json(stdout, &d);
-        else
-                diagnosis_markdown(stdout, &d);
+        diagnosis_show(stdout, &d, o->json);
         ret = 0;
 out:
         for (size_t i = 0; i < d.n; i++)

@@ -106,8 +106,8 @@ static const PlanItem *suggested_item(const NicPlan *p, KnobId k) {
 }
 
 
-static void markdown_link_row(FILE *out, const char *what, const char *nic, const char *port) {
-        fprintf(out, "| %s | %s | %s |\n", what, nic, port);
+static void link_row(Out *o, const char *what, const char *nic, const char *port) {
+        out_text(o, "| %s | %s | %s |\n", what, nic, port);
 }
 
 static const char *mac_text(const Context *c, const Nic *nic) {
@@ -155,193 +155,329 @@ static const char *phy_text(const NicFacts *f) {
         return "see the kernel line below";
 }
 
-static void md_machine(FILE *out, const Diagnose *d) {
+/* JSON: an attribute that may be absent, as true, false or null. */
+static void json_attr_bool(Out *o, const char *key, bool known, const EthtoolAttrs *a, int attr) {
+        const char *v = attr_bool(known, a, attr);
+
+        if (streq(v, "null"))
+                out_json_str(o, key, NULL);
+        else
+                out_json_bool(o, key, streq(v, "true"));
+}
+
+static void diag_machine(Out *o, const Diagnose *d) {
         const Machine *m = &d->c->machine;
         const MachineFacts *mf = &d->machine;
         _cleanup_(quoted_done) Quoted q = {};
 
-        fprintf(out, "# r8169-tuned diagnose\n\n");
-        fprintf(out, "- r8169-tuned: %s\n- kernel: %s\n", R8T_VERSION, qi(&q, d->kernel));
+        out_text(o, "# r8169-tuned diagnose\n\n");
+        out_json_str(o, "version", R8T_VERSION);
+        out_json_str(o, "kernel", d->kernel);
+        out_object_begin(o, "dmi");
+        for (int i = 0; i < _DMI_FIELD_MAX; i++)
+                out_json_str(o, dmi_field_to_string(i), m->dmi[i][0] ? m->dmi[i] : NULL);
+        out_json_str(o, "bios_version", mf->bios_version[0] ? mf->bios_version : NULL);
+        out_object_end(o);
+        out_json_str(o, "power_source", power_source_to_string(m->power));
+        out_json_str(o, "profile", profile_to_string(d->c->profile));
+        out_json_str(o, "aspm_policy", d->policy);
+        out_json_str(o, "cmdline", mf->cmdline_known ? mf->cmdline : NULL);
+        out_array_begin(o, "modules");
+        for (size_t i = 0; i < mf->n_modules; i++)
+                out_json_str(o, NULL, mf->modules[i]);
+        out_array_end(o);
+        out_json_bool(o, "macs_shown", d->c->opts->show_mac);
+        if (o->json)
+                return;
+        out_text(o, "- r8169-tuned: %s\n- kernel: %s\n", R8T_VERSION, qi(&q, d->kernel));
         if (m->dmi[DMI_SYS_VENDOR][0] || m->dmi[DMI_PRODUCT_NAME][0]) {
                 bool vendor = m->dmi[DMI_BOARD_VENDOR][0], name = m->dmi[DMI_BOARD_NAME][0];
                 /* No space before ")" where a part is unknown (ux-findings L7). */
-                fprintf(out, "- machine: %s %s (board: %s%s%s)\n", qi(&q, m->dmi[DMI_SYS_VENDOR]), qi(&q, m->dmi[DMI_PRODUCT_NAME]),
-                        vendor ? qi(&q, m->dmi[DMI_BOARD_VENDOR]) : name ? "" : "unknown", vendor && name ? " " : "",
-                        name ? qi(&q, m->dmi[DMI_BOARD_NAME]) : "");
-        }
-        else
-                fprintf(out, "- machine: unknown (no DMI data)\n");
-        fprintf(out, "- BIOS: %s\n", mf->bios_version[0] ? qi(&q, mf->bios_version) : "unknown");
-        fprintf(out, "- power: %s; profile: %s\n- ASPM policy: %s\n", power_source_to_string(m->power),
-                profile_to_string(d->c->profile), qi(&q, d->policy));
-        fprintf(out, "- kernel command line: %s\n", mf->cmdline_known ? qi(&q, mf->cmdline) : "unknown");
-        fputs("- modules loaded:", out);
+                out_text(o, "- machine: %s %s (board: %s%s%s)\n", qi(&q, m->dmi[DMI_SYS_VENDOR]), qi(&q, m->dmi[DMI_PRODUCT_NAME]),
+                         vendor ? qi(&q, m->dmi[DMI_BOARD_VENDOR]) : name ? "" : "unknown", vendor && name ? " " : "",
+                         name ? qi(&q, m->dmi[DMI_BOARD_NAME]) : "");
+        } else
+                out_text(o, "- machine: unknown (no DMI data)\n");
+        out_text(o, "- BIOS: %s\n", mf->bios_version[0] ? qi(&q, mf->bios_version) : "unknown");
+        out_text(o, "- power: %s; profile: %s\n- ASPM policy: %s\n", power_source_to_string(m->power),
+                 profile_to_string(d->c->profile), qi(&q, d->policy));
+        out_text(o, "- kernel command line: %s\n", mf->cmdline_known ? qi(&q, mf->cmdline) : "unknown");
+        out_text(o, "- modules loaded:");
         for (size_t i = 0; i < mf->n_modules; i++)
-                fprintf(out, " %s", qi(&q, mf->modules[i]));
-        fputs(mf->n_modules ? "\n" : " none of r8169, r8168, r8125, realtek\n", out);
-        fprintf(out, "- MAC addresses: %s\n", d->c->opts->show_mac ? "shown (--show-mac)" : "redacted (--show-mac shows them)");
+                out_text(o, " %s", qi(&q, mf->modules[i]));
+        out_text(o, "%s", mf->n_modules ? "\n" : " none of r8169, r8168, r8125, realtek\n");
+        out_text(o, "- MAC addresses: %s\n", d->c->opts->show_mac ? "shown (--show-mac)" : "redacted (--show-mac shows them)");
         if (d->n == 0)
-                fprintf(out, "\nNo Realtek NIC found on this machine (%s): nothing to diagnose.\n", qi(&q, d->c->opts->sysfs));
+                out_text(o, "\nNo Realtek NIC found on this machine (%s): nothing to diagnose.\n", qi(&q, d->c->opts->sysfs));
 }
 
-static void md_identity(FILE *out, const Diagnose *d, const NicFacts *f) {
+/* Who the NIC is: its ids, drivers, PHY, MAC and tx timeouts; then (text) its PCIe link beside the port's. */
+static void diag_identity(Out *o, const Diagnose *d, const NicFacts *f) {
         const Nic *nic = f->nic;
-        char chip[700];
+        JsonWriter *w = out_json(o);
+        char chip[700], a[64], b[64];
         _cleanup_(quoted_done) Quoted q = {};
 
-        fprintf(out, "\n## %s %s\n\n", nic->slot, nic_ifname(nic) ? qi(&q, nic_ifname(nic)) : "(no interface)");
-        fprintf(out, "| | |\n|---|---|\n");
-        fprintf(out, "| chip | %s |\n", qi(&q, report_chip_line(nic, chip, sizeof(chip))));
+        if (w) {
+                Nic copy = *nic;
+                /* The permanent MAC is null unless --show-mac: the report is meant for public trackers. */
+                if (!d->c->opts->show_mac)
+                        copy.perm_mac[0] = '\0';
+                report_nic_json_members(w, &copy);
+                report_link_json(w, "upstream_link", &nic->upstream_link);
+        }
+        out_json_str(o, "upstream_id", f->port_id[0] ? f->port_id : NULL);
+        if (f->drv_error < 0)
+                out_json_str(o, "driver_info", NULL);
+        else {
+                out_object_begin(o, "driver_info");
+                out_json_str(o, "driver", f->drv.driver);
+                out_json_str(o, "version", f->drv.version);
+                out_json_str(o, "firmware", f->drv.fw_version);
+                out_json_str(o, "bus_info", f->drv.bus_info);
+                out_object_end(o);
+        }
+        out_json_str(o, "phy", f->phy);
+        out_json_bool(o, "phy_generic", f->phy && strstr(f->phy, "Generic FE-GE Realtek PHY"));
+        if (f->tx_timeouts_known)
+                out_json_u64(o, "tx_timeouts", f->tx_timeouts);
+        else
+                out_json_str(o, "tx_timeouts", NULL);
+        out_json_bool(o, "tx_timeout_guard", f->tx_guard);
+        if (w)
+                return;
+        out_text(o, "\n## %s %s\n\n", nic->slot, nic_ifname(nic) ? qi(&q, nic_ifname(nic)) : "(no interface)");
+        out_text(o, "| | |\n|---|---|\n");
+        out_text(o, "| chip | %s |\n", qi(&q, report_chip_line(nic, chip, sizeof(chip))));
         if (nic->xid_notes[0])
-                fprintf(out, "| identification notes | %s |\n", qi(&q, nic->xid_notes));
-        fprintf(out, "| PCI | %04x:%04x rev %02x, subsystem %04x:%04x |\n", nic->vendor, nic->device, nic->revision,
-                nic->subsys_vendor, nic->subsys_device);
-        fprintf(out, "| driver (sysfs) | %s |\n", nic->driver[0] ? qi(&q, nic->driver) : "none");
+                out_text(o, "| identification notes | %s |\n", qi(&q, nic->xid_notes));
+        out_text(o, "| PCI | %04x:%04x rev %02x, subsystem %04x:%04x |\n", nic->vendor, nic->device, nic->revision,
+                 nic->subsys_vendor, nic->subsys_device);
+        out_text(o, "| driver (sysfs) | %s |\n", nic->driver[0] ? qi(&q, nic->driver) : "none");
         if (f->drv_error >= 0)
-                fprintf(out, "| driver (ethtool) | %s %s, firmware %s, bus %s |\n", qi(&q, f->drv.driver), qi(&q, f->drv.version),
-                        f->drv.fw_version[0] ? qi(&q, f->drv.fw_version) : "none",
-                        f->drv.bus_info[0] ? qi(&q, f->drv.bus_info) : "none");
+                out_text(o, "| driver (ethtool) | %s %s, firmware %s, bus %s |\n", qi(&q, f->drv.driver), qi(&q, f->drv.version),
+                         f->drv.fw_version[0] ? qi(&q, f->drv.fw_version) : "none",
+                         f->drv.bus_info[0] ? qi(&q, f->drv.bus_info) : "none");
         else
-                fprintf(out, "| driver (ethtool) | unavailable: %s |\n", strerror(-f->drv_error));
-        fprintf(out, "| PHY driver | %s |\n", phy_text(f));
-        fprintf(out, "| permanent MAC | %s |\n", mac_text(d->c, nic));
+                out_text(o, "| driver (ethtool) | unavailable: %s |\n", strerror(-f->drv_error));
+        out_text(o, "| PHY driver | %s |\n", phy_text(f));
+        out_text(o, "| permanent MAC | %s |\n", mac_text(d->c, nic));
         if (!f->tx_timeouts_known)
-                fprintf(out, "| tx timeouts | unknown%s |\n", f->tx_guard ? "; L1 stays off until reboot (tx-timeout guard)" : "");
+                out_text(o, "| tx timeouts | unknown%s |\n", f->tx_guard ? "; L1 stays off until reboot (tx-timeout guard)" : "");
         else
-                fprintf(out, "| tx timeouts | %" PRIu64 "%s |\n", f->tx_timeouts,
-                        f->tx_guard ? "; L1 stays off until reboot (tx-timeout guard)" : "");
-}
+                out_text(o, "| tx timeouts | %" PRIu64 "%s |\n", f->tx_timeouts,
+                         f->tx_guard ? "; L1 stays off until reboot (tx-timeout guard)" : "");
 
-static void md_link(FILE *out, const NicFacts *f) {
-        const Nic *nic = f->nic;
-        char a[64], b[64];
-
-        fprintf(out, "\n### PCIe link\n\n| | NIC %s | port %s |\n|---|---|---|\n", nic->slot,
-                nic->upstream[0] ? nic->upstream : "(none)");
+        out_text(o, "\n### PCIe link\n\n| | NIC %s | port %s |\n|---|---|---|\n", nic->slot,
+                 nic->upstream[0] ? nic->upstream : "(none)");
         snprintf(a, sizeof(a), "%04x:%04x", nic->vendor, nic->device);
-        markdown_link_row(out, "vendor:device", a, f->port_id[0] ? f->port_id : "unknown");
-        markdown_link_row(out, "PCIe capability", yes_no(nic->link.pcie), yes_no(nic->upstream_link.pcie));
-        markdown_link_row(out, "ASPM supported", report_aspm_states(nic->link.aspm_support), report_aspm_states(nic->upstream_link.aspm_support));
-        markdown_link_row(out, "ASPM enabled", report_aspm_states(nic->link.aspm_control), report_aspm_states(nic->upstream_link.aspm_control));
-        markdown_link_row(out, "clock PM capable", yes_no(nic->link.clkpm_capable), yes_no(nic->upstream_link.clkpm_capable));
-        markdown_link_row(out, "clock PM enabled", yes_no(nic->link.clkpm_enabled), yes_no(nic->upstream_link.clkpm_enabled));
+        link_row(o, "vendor:device", a, f->port_id[0] ? f->port_id : "unknown");
+        link_row(o, "PCIe capability", yes_no(nic->link.pcie), yes_no(nic->upstream_link.pcie));
+        link_row(o, "ASPM supported", report_aspm_states(nic->link.aspm_support), report_aspm_states(nic->upstream_link.aspm_support));
+        link_row(o, "ASPM enabled", report_aspm_states(nic->link.aspm_control), report_aspm_states(nic->upstream_link.aspm_control));
+        link_row(o, "clock PM capable", yes_no(nic->link.clkpm_capable), yes_no(nic->upstream_link.clkpm_capable));
+        link_row(o, "clock PM enabled", yes_no(nic->link.clkpm_enabled), yes_no(nic->upstream_link.clkpm_enabled));
         l1ss_text(nic->link.l1ss ? nic->link.l1ss_cap : 0, a, sizeof(a));
         l1ss_text(nic->upstream_link.l1ss ? nic->upstream_link.l1ss_cap : 0, b, sizeof(b));
-        markdown_link_row(out, "L1 substates supported", a, b);
+        link_row(o, "L1 substates supported", a, b);
         l1ss_text(nic->link.l1ss ? nic->link.l1ss_ctl1 : 0, a, sizeof(a));
         l1ss_text(nic->upstream_link.l1ss ? nic->upstream_link.l1ss_ctl1 : 0, b, sizeof(b));
-        markdown_link_row(out, "L1 substates enabled", a, b);
+        link_row(o, "L1 substates enabled", a, b);
 }
 
-static void md_knobs(FILE *out, const NicFacts *f) {
+/* Each knob: what it is, what the plan wants and why, what is held back or suggested; the quirks behind it all. */
+static void diag_knobs(Out *o, const NicFacts *f) {
         const Quirk *qs[_KNOB_MAX + 1];
         size_t nq = plan_quirks(&f->plan, qs, ELEMENTSOF(qs));
+        JsonWriter *w = out_json(o);
 
-        fprintf(out, "\n### Knobs\n\n| knob | current | desired | why |\n|---|---|---|---|\n");
+        out_text(o, "\n### Knobs\n\n| knob | current | desired | why |\n|---|---|---|---|\n");
+        out_object_begin(o, "knobs");
         for (int k = 0; k < _KNOB_MAX; k++) {
                 const PlanItem *it = plan_item(&f->plan, k), *held = held_item(&f->plan, k);
                 const PlanItem *sug = suggested_item(&f->plan, k), *other = held ?: sug;
                 char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], why[600], hb[64] = "-";
+
+                out_object_begin(o, knob_get(k)->name);
+                if (w) {
+                        json_key(w, "current");
+                        report_knob_reading_json(w, k, &f->current[k]);
+                }
+                if (it && it->action != PLAN_EXCLUDED)
+                        out_json_knob(o, "desired", k, it->desired);
+                else
+                        out_json_str(o, "desired", NULL);
+                out_json_str(o, "why", it ? plan_provenance_string(&it->why, why, sizeof(why)) : NULL);
+                if (held)
+                        out_json_knob(o, "held_back", k, held->desired);
+                else
+                        out_json_str(o, "held_back", NULL);
+                out_object_end(o);
+                if (w)
+                        continue;
                 if (other)
                         snprintf(hb, sizeof(hb), "%s: %s", held ? "held back" : "suggested",
                                  knob_format_value(k, other->desired, des, sizeof(des)));
-                fprintf(out, "| %s | %s | %s | %s |\n", knob_get(k)->name, report_reading_text(k, &f->current[k], cur, sizeof(cur)),
-                        !it ? hb : it->action == PLAN_EXCLUDED ? "not touched" : knob_format_value(k, it->desired, des, sizeof(des)),
-                        it ? plan_provenance_string(&it->why, why, sizeof(why)) :
-                        other ? plan_provenance_string(&other->why, why, sizeof(why)) : "");
+                out_text(o, "| %s | %s | %s | %s |\n", knob_get(k)->name, report_reading_text(k, &f->current[k], cur, sizeof(cur)),
+                         !it ? hb : it->action == PLAN_EXCLUDED ? "not touched" : knob_format_value(k, it->desired, des, sizeof(des)),
+                         it ? plan_provenance_string(&it->why, why, sizeof(why)) :
+                         other ? plan_provenance_string(&other->why, why, sizeof(why)) : "");
         }
+        out_object_end(o);
         if (nq > 0)
-                fputs("\n### Quirks behind the plan\n", out);
+                out_text(o, "\n### Quirks behind the plan\n");
+        out_array_begin(o, "quirks");
         for (size_t j = 0; j < nq; j++) {
-                fprintf(out, "\n- **%s** (%s:%u): %s\n", qs[j]->id, qs[j]->file, qs[j]->line, qs[j]->reason);
-                fprintf(out, "  - evidence: %s\n", qs[j]->evidence ?: "none stated");
-                fprintf(out, "  - counter-evidence: %s\n", qs[j]->counter_evidence ?: "none known");
-                fprintf(out, "  - references: %s\n", qs[j]->reference);
+                out_object_begin(o, NULL);
+                out_json_str(o, "id", qs[j]->id);
+                out_json_str(o, "reason", qs[j]->reason);
+                out_json_str(o, "evidence", qs[j]->evidence);
+                out_json_str(o, "counter_evidence", qs[j]->counter_evidence);
+                out_json_words(o, "reference", qs[j]->reference);
+                out_object_end(o);
+                out_text(o, "\n- **%s** (%s:%u): %s\n", qs[j]->id, qs[j]->file, qs[j]->line, qs[j]->reason);
+                out_text(o, "  - evidence: %s\n", qs[j]->evidence ?: "none stated");
+                out_text(o, "  - counter-evidence: %s\n", qs[j]->counter_evidence ?: "none known");
+                out_text(o, "  - references: %s\n", qs[j]->reference);
         }
+        out_array_end(o);
+        out_array_begin(o, "suggested");
         for (size_t j = 0; j < f->plan.n_suggested; j++) {
+                const PlanItem *it = &f->plan.suggested[j];
+                const Quirk *q = it->why.quirk;
                 char exp[512];
-                const Quirk *q = f->plan.suggested[j].why.quirk;
                 bool said = false;
+
+                quirk_experiment_line(q, nic_ifname(f->nic) ?: f->nic->slot, exp, sizeof(exp));
+                out_object_begin(o, NULL);
+                out_json_str(o, "knob", knob_get(it->knob)->name);
+                out_json_knob(o, "desired", it->knob, it->desired);
+                out_json_str(o, "quirk", q->id);
+                out_json_str(o, "experiment", exp);
+                out_object_end(o);
+                /* The text says each entry once. */
                 for (size_t k = 0; k < j && !said; k++)
                         said = f->plan.suggested[k].why.quirk == q;
-                if (said)
-                        continue;
-                fprintf(out, "%s- **%s** (suggested, reported: %s; not applied): %s\n  - measure it: `%s`\n",
-                        j == 0 ? "\n### Suggestions\n\n" : "", q->id, doubt_label(q->reported_because), q->reason,
-                        quirk_experiment_line(q, nic_ifname(f->nic) ?: f->nic->slot, exp, sizeof(exp)));
+                if (!said)
+                        out_text(o, "%s- **%s** (suggested, reported: %s; not applied): %s\n  - measure it: `%s`\n",
+                                 j == 0 ? "\n### Suggestions\n\n" : "", q->id, doubt_label(q->reported_because), q->reason, exp);
         }
+        out_array_end(o);
         if (f->plan.ignored)
-                fprintf(out, "\nIgnored by %s:%u.\n", f->plan.ignored_by.file, f->plan.ignored_by.line);
+                out_text(o, "\nIgnored by %s:%u.\n", f->plan.ignored_by.file, f->plan.ignored_by.line);
 }
 
-static void md_kernel_defaults(FILE *out, const Diagnose *d, const NicFacts *f) {
+static void diag_kernel_defaults(Out *o, const Diagnose *d, const NicFacts *f) {
         const KernelDefault *rows[64];
         size_t n = nic_kernel_defaults(d, f, rows, ELEMENTSOF(rows));
         char kernel[24];
 
-        if (n == 0)
-                return;
-        fprintf(out, "\n### What r8169 does by itself (kernel %s, RTL_GIGA_MAC_VER_%u)\n\n| knob | value | unless | change |\n|---|---|---|---|\n",
-                kernel_version_to_string(&d->c->machine.kernel, kernel, sizeof(kernel)), f->nic->chip->mac_version);
-        for (size_t j = 0; j < n; j++)
-                fprintf(out, "| %s | %s | %s | %s |\n", rows[j]->knob, rows[j]->value, rows[j]->unless ?: "-", rows[j]->commit ?: "-");
+        if (n > 0)
+                out_text(o, "\n### What r8169 does by itself (kernel %s, RTL_GIGA_MAC_VER_%u)\n\n| knob | value | unless | change |\n|---|---|---|---|\n",
+                         kernel_version_to_string(&d->c->machine.kernel, kernel, sizeof(kernel)), f->nic->chip->mac_version);
+        out_array_begin(o, "kernel_defaults");
+        for (size_t j = 0; j < n; j++) {
+                out_object_begin(o, NULL);
+                out_json_str(o, "knob", rows[j]->knob);
+                out_json_str(o, "value", rows[j]->value);
+                out_json_str(o, "unless", rows[j]->unless);
+                out_json_str(o, "row", rows[j]->id);
+                out_json_str(o, "commit", rows[j]->commit);
+                out_json_str(o, "source", rows[j]->source);
+                out_object_end(o);
+                out_text(o, "| %s | %s | %s | %s |\n", rows[j]->knob, rows[j]->value, rows[j]->unless ?: "-", rows[j]->commit ?: "-");
+        }
+        out_array_end(o);
 }
 
-static void md_link_power(FILE *out, const NicFacts *f) {
+/* Dynamic link power: the daemon's record, and what the configuration asked. */
+static void diag_link_power(Out *o, const NicFacts *f) {
+        const LinkPowerRecord *lp = &f->link_power;
+        JsonWriter *w = out_json(o);
+
+        if (w) {
+                report_link_power(o, "link_power", f->link_power_known ? lp : NULL);
+                json_key(w, "link_power_plan");
+                report_plan_link_power_json(w, &f->plan);
+                return;
+        }
         if (!f->plan.link_power_asked)
                 return;
-        fprintf(out, "\n### Link power\n\nDynamic (%s:%u): %s%s.\n", f->plan.link_power_origin.file ?: "-",
-                f->plan.link_power_origin.line, f->plan.link_power_blocked ? "not on this link, " : "runs in the daemon",
-                f->plan.link_power_blocked ?: "");
+        out_text(o, "\n### Link power\n\nDynamic (%s:%u): %s%s.\n", f->plan.link_power_origin.file ?: "-",
+                 f->plan.link_power_origin.line, f->plan.link_power_blocked ? "not on this link, " : "runs in the daemon",
+                 f->plan.link_power_blocked ?: "");
         if (f->link_power_known)
-                fprintf(out,
-                        "\n- state: %s%s%s\n- L1 on: %.0f s, off: %.0f s\n- transitions: %u\n- quiet time: %.1f s\n"
-                        "- wakeups: %u (%u stray), mispredictions: %u\n",
-                        f->link_power.state, f->link_power.reason[0] ? ": " : "", f->link_power.reason,
-                        (double) f->link_power.idle_usec / 1e6, (double) f->link_power.busy_usec / 1e6, f->link_power.transitions,
-                        (double) f->link_power.quiet_usec / 1e6, f->link_power.wakeups, f->link_power.strays,
-                        f->link_power.mispredictions);
+                out_text(o,
+                         "\n- state: %s%s%s\n- L1 on: %.0f s, off: %.0f s\n- transitions: %u\n- quiet time: %.1f s\n"
+                         "- wakeups: %u (%u stray), mispredictions: %u\n",
+                         lp->state, lp->reason[0] ? ": " : "", lp->reason, (double) lp->idle_usec / 1e6,
+                         (double) lp->busy_usec / 1e6, lp->transitions, (double) lp->quiet_usec / 1e6, lp->wakeups, lp->strays,
+                         lp->mispredictions);
         else
-                fprintf(out, "\nNo record from the daemon (not running, or the link is not up).\n");
+                out_text(o, "\nNo record from the daemon (not running, or the link is not up).\n");
 }
 
-static void md_ethtool(FILE *out, const NicFacts *f) {
+static void diag_ethtool(Out *o, const NicFacts *f) {
         char sp[32];
         const char *ln, *an;
 
-        fprintf(out, "\n### Driver statistics\n\n");
-        if (f->stats_error < 0)
-                fprintf(out, "Unavailable: %s.\n", strerror(-f->stats_error));
-        else if (f->stats.n == 0)
-                fprintf(out, "The driver reports none.\n");
-        else {
-                fprintf(out, "| counter | value |\n|---|---|\n");
+        out_text(o, "\n### Driver statistics\n\n");
+        if (f->stats_error < 0) {
+                out_json_str(o, "statistics", NULL);
+                out_text(o, "Unavailable: %s.\n", strerror(-f->stats_error));
+        } else {
+                out_object_begin(o, "statistics");
+                out_text(o, "%s", f->stats.n == 0 ? "The driver reports none.\n" : "| counter | value |\n|---|---|\n");
                 for (size_t s = 0; s < f->stats.n; s++) {
-                        _cleanup_free_ char *name = quote_text(f->stats.names[s], QUOTE_MARKDOWN_INLINE);
-                        fprintf(out, "| %s | %" PRIu64 " |\n", name ?: "?", f->stats.values[s]);
+                        _cleanup_free_ char *name = o->json ? NULL : quote_text(f->stats.names[s], QUOTE_MARKDOWN_INLINE);
+                        out_json_u64(o, f->stats.names[s], f->stats.values[s]);
+                        out_text(o, "| %s | %" PRIu64 " |\n", name ?: "?", f->stats.values[s]);
                 }
+                out_object_end(o);
         }
-        fprintf(out, "\n### Link and features (ethtool)\n\n");
-        if (!f->linkmodes_known && !f->linkstate_known && !f->features_known) {
-                fprintf(out, "Unavailable (see Not read).\n");
+        out_object_begin(o, "ethtool");
+        json_attr_bool(o, "link_detected", f->linkstate_known, &f->linkstate, ETHTOOL_A_LINKSTATE_LINK);
+        if (link_speed(f, sp, sizeof(sp)))
+                out_json_u64(o, "speed_mbps", f->linkmodes.value[ETHTOOL_A_LINKMODES_SPEED]);
+        else
+                out_json_str(o, "speed_mbps", NULL);
+        out_json_str(o, "duplex", link_duplex(f));
+        json_attr_bool(o, "autoneg", f->linkmodes_known, &f->linkmodes, ETHTOOL_A_LINKMODES_AUTONEG);
+        out_text(o, "\n### Link and features (ethtool)\n\n");
+        if (!o->json && !f->linkmodes_known && !f->linkstate_known && !f->features_known) {
+                out_text(o, "Unavailable (see Not read).\n");
                 return;
         }
         ln = attr_bool(f->linkstate_known, &f->linkstate, ETHTOOL_A_LINKSTATE_LINK);
         an = attr_bool(f->linkmodes_known, &f->linkmodes, ETHTOOL_A_LINKMODES_AUTONEG);
-        fprintf(out, "- link detected: %s\n- speed: %s, duplex: %s, autonegotiation: %s\n",
-                streq(ln, "null") ? "unknown" : streq(ln, "true") ? "yes" : "no", link_speed(f, sp, sizeof(sp)) ?: "unknown",
-                link_duplex(f) ?: "unknown", streq(an, "null") ? "unknown" : streq(an, "true") ? "on" : "off");
-        if (!f->features_known)
+        out_text(o, "- link detected: %s\n- speed: %s, duplex: %s, autonegotiation: %s\n",
+                 streq(ln, "null") ? "unknown" : streq(ln, "true") ? "yes" : "no", link_speed(f, sp, sizeof(sp)) ?: "unknown",
+                 link_duplex(f) ?: "unknown", streq(an, "null") ? "unknown" : streq(an, "true") ? "on" : "off");
+        if (!f->features_known) {
+                out_json_str(o, "features", NULL);
+                out_object_end(o);
                 return;
-        fprintf(out, "\n| feature | state |\n|---|---|\n");
-        for (size_t s = 0; s < f->features.n; s++)
-                if (f->features.features[s].name[0]) {
-                        _cleanup_free_ char *name = quote_text(f->features.features[s].name, QUOTE_MARKDOWN_INLINE);
-                        fprintf(out, "| %s | %s%s |\n", name ?: "?", f->features.features[s].active ? "on" : "off",
-                                f->features.features[s].changeable ? "" : " [fixed]");
-                }
-}
+        }
+        out_text(o, "\n| feature | state |\n|---|---|\n");
+        out_array_begin(o, "features");
+        for (size_t s = 0; s < f->features.n; s++) {
+                const EthtoolFeature *e = &f->features.features[s];
+                _cleanup_free_ char *name = NULL;
 
+                if (!e->name[0])
+                        continue; /* a bit the kernel has no name for */
+                out_object_begin(o, NULL);
+                out_json_str(o, "name", e->name);
+                out_json_bool(o, "active", e->active);
+                out_json_bool(o, "changeable", e->changeable);
+                out_object_end(o);
+                if (!o->json)
+                        name = quote_text(e->name, QUOTE_MARKDOWN_INLINE);
+                out_text(o, "| %s | %s%s |\n", name ?: "?", e->active ? "on" : "off", e->changeable ? "" : " [fixed]");
+        }
+        out_array_end(o);
+        out_object_end(o);
+}
 /* Lines quoted in a fenced block: escaped, under a fence none of them can close. */
 static void md_code_block(FILE *out, char **lines, size_t n) {
         size_t fence = quote_fence_length((const char *const *) lines, n);
@@ -352,13 +488,31 @@ static void md_code_block(FILE *out, char **lines, size_t n) {
         quote_fence(out, fence);
 }
 
-static void md_messages(FILE *out, const NicFacts *f) {
+static void diag_messages(Out *o, const NicFacts *f) {
         char *lines[KERNEL_LINES + JOURNAL_LINES + 1];
         size_t n = 0;
 
-        fprintf(out, "\n### Kernel messages about this NIC\n\n");
+        out_array_begin(o, "kernel_log");
+        for (size_t s = 0; s < f->n_kernel; s++)
+                out_json_str(o, NULL, f->kernel[s]);
+        out_array_end(o);
+        out_json_u64(o, "kernel_log_left_out", f->kernel_dropped);
+        out_array_begin(o, "journal");
+        for (size_t s = 0; s < f->n_journal; s++) {
+                char ts[64];
+                out_object_begin(o, NULL);
+                out_json_str(o, "time", timestamp(f->journal[s].usec, ts, sizeof(ts)));
+                out_json_u64(o, "usec", f->journal[s].usec);
+                out_json_str(o, "message", f->journal[s].message);
+                out_object_end(o);
+        }
+        out_array_end(o);
+        if (o->json)
+                return;
+        /* The text quotes them in fenced blocks. */
+        out_text(o, "\n### Kernel messages about this NIC\n\n");
         if (f->n_kernel == 0)
-                fprintf(out, "None found.\n");
+                out_text(o, "None found.\n");
         else {
                 for (size_t s = 0; s < f->n_kernel; s++) {
                         lines[n++] = quote_text(f->kernel[s], QUOTE_CONTROLS);
@@ -368,13 +522,13 @@ static void md_messages(FILE *out, const NicFacts *f) {
                                 n++;
                         }
                 }
-                md_code_block(out, lines, n);
+                md_code_block(o->f, lines, n);
                 while (n > 0)
                         free(lines[--n]);
         }
-        fprintf(out, "\n### Recent r8169-tuned messages\n\n");
+        out_text(o, "\n### Recent r8169-tuned messages\n\n");
         if (f->n_journal == 0) {
-                fprintf(out, "None in the journal.\n");
+                out_text(o, "None in the journal.\n");
                 return;
         }
         for (size_t s = 0; s < f->n_journal; s++) {
@@ -385,292 +539,72 @@ static void md_messages(FILE *out, const NicFacts *f) {
                         lines[n] = NULL;
                 n++;
         }
-        md_code_block(out, lines, n);
+        md_code_block(o->f, lines, n);
         while (n > 0)
                 free(lines[--n]);
 }
 
-static void md_footer(FILE *out, const Diagnose *d) {
-        fprintf(out, "\n## Configuration problems\n\n");
-        if (d->problems.n == 0)
-                fprintf(out, "None (check-config finds nothing).\n");
+/* The configuration's problems and what could not be read. */
+static void diag_footer(Out *o, const Diagnose *d) {
+        out_text(o, "\n## Configuration problems\n\n");
+        if (o->json)
+                report_config_problems(o, &d->problems);
+        else if (d->problems.n == 0)
+                out_text(o, "None (check-config finds nothing).\n");
         else {
                 /* A problem quotes what a file says (a key, a section name): escaped, fenced. */
                 char **lines = calloc(d->problems.n, sizeof(char *));
 
                 if (!lines) {
-                        fprintf(out, "(not shown: out of memory)\n");
+                        out_text(o, "(not shown: out of memory)\n");
                 } else {
                         for (size_t i = 0; i < d->problems.n; i++)
                                 lines[i] = quote_text(d->problems.msgs[i], QUOTE_CONTROLS);
-                        md_code_block(out, lines, d->problems.n);
+                        md_code_block(o->f, lines, d->problems.n);
                         strv_free(lines, d->problems.n);
                 }
         }
-        fprintf(out, "\n## Not read\n\n");
+        out_text(o, "\n## Not read\n\n");
         if (d->unread.n == 0)
-                fprintf(out, "Everything was read.\n");
+                out_text(o, "Everything was read.\n");
+        out_array_begin(o, "not_read");
         for (size_t i = 0; i < d->unread.n; i++) {
                 const Unread *u = &d->unread.v[i];
-                _cleanup_free_ char *what = quote_text(u->what, QUOTE_MARKDOWN_INLINE),
-                                    *message = quote_text(u->message, QUOTE_MARKDOWN_INLINE);
-                fprintf(out, "- %s: %s%s%s%s\n", what ?: "?", message ?: "?", u->error ? " (" : "",
-                        u->error ? report_errno_name(u->error) : "", u->error ? ")" : "");
+                _cleanup_free_ char *what = o->json ? NULL : quote_text(u->what, QUOTE_MARKDOWN_INLINE),
+                                    *message = o->json ? NULL : quote_text(u->message, QUOTE_MARKDOWN_INLINE);
+
+                out_object_begin(o, NULL);
+                out_json_str(o, "what", u->what);
+                out_json_str(o, "errno", report_errno_name(u->error));
+                out_json_str(o, "message", u->message);
+                out_object_end(o);
+                out_text(o, "- %s: %s%s%s%s\n", what ?: "?", message ?: "?", u->error ? " (" : "",
+                         u->error ? report_errno_name(u->error) : "", u->error ? ")" : "");
         }
+        out_array_end(o);
 }
 
-void diagnosis_markdown(FILE *out, const Diagnose *d) {
-        md_machine(out, d);
+/* diagnose: the machine, then per NIC its identity and link, knobs, the kernel's own defaults,
+ * link power, ethtool's view and the messages about it; the problems and what was not read. As
+ * Markdown (the text, for an issue tracker) or JSON. */
+void diagnosis_show(FILE *f, const Diagnose *d, bool json) {
+        Out o;
+
+        out_init(&o, f, json);
+        out_document_begin(&o);
+        diag_machine(&o, d);
+        out_array_begin(&o, "nics");
         for (size_t i = 0; i < d->n; i++) {
-                md_identity(out, d, &d->facts[i]);
-                md_link(out, &d->facts[i]);
-                md_knobs(out, &d->facts[i]);
-                md_kernel_defaults(out, d, &d->facts[i]);
-                md_link_power(out, &d->facts[i]);
-                md_ethtool(out, &d->facts[i]);
-                md_messages(out, &d->facts[i]);
+                out_object_begin(&o, NULL);
+                diag_identity(&o, d, &d->facts[i]);
+                diag_knobs(&o, &d->facts[i]);
+                diag_kernel_defaults(&o, d, &d->facts[i]);
+                diag_link_power(&o, &d->facts[i]);
+                diag_ethtool(&o, &d->facts[i]);
+                diag_messages(&o, &d->facts[i]);
+                out_object_end(&o);
         }
-        md_footer(out, d);
-}
-
-/* JSON: an attribute that may be absent, as true, false or null. */
-static void json_attr_bool(JsonWriter *w, const char *key, bool known, const EthtoolAttrs *a, int attr) {
-        const char *v = attr_bool(known, a, attr);
-
-        json_key(w, key);
-        if (streq(v, "null"))
-                json_null(w);
-        else
-                json_bool(w, streq(v, "true"));
-}
-
-static void json_machine(JsonWriter *w, const Diagnose *d) {
-        const Context *c = d->c;
-        const MachineFacts *mf = &d->machine;
-
-        json_kv_u64(w, "schema", REPORT_JSON_SCHEMA);
-        json_kv_str(w, "version", R8T_VERSION);
-        json_kv_str(w, "kernel", d->kernel);
-        json_key(w, "dmi");
-        json_object_begin(w);
-        for (int i = 0; i < _DMI_FIELD_MAX; i++)
-                json_kv_str(w, dmi_field_to_string(i), c->machine.dmi[i][0] ? c->machine.dmi[i] : NULL);
-        json_kv_str(w, "bios_version", mf->bios_version[0] ? mf->bios_version : NULL);
-        json_object_end(w);
-        json_kv_str(w, "power_source", power_source_to_string(c->machine.power));
-        json_kv_str(w, "profile", profile_to_string(c->profile));
-        json_kv_str(w, "aspm_policy", d->policy);
-        json_kv_str(w, "cmdline", mf->cmdline_known ? mf->cmdline : NULL);
-        json_key(w, "modules");
-        json_array_begin(w);
-        for (size_t i = 0; i < mf->n_modules; i++)
-                json_str(w, mf->modules[i]);
-        json_array_end(w);
-        json_kv_bool(w, "macs_shown", c->opts->show_mac);
-}
-
-static void json_identity(JsonWriter *w, const Diagnose *d, const NicFacts *f) {
-        Nic copy = *f->nic;
-
-        /* The permanent MAC is null unless --show-mac: the report is meant for public trackers. */
-        if (!d->c->opts->show_mac)
-                copy.perm_mac[0] = '\0';
-        report_nic_json_members(w, &copy);
-        report_link_json(w, "upstream_link", &f->nic->upstream_link);
-        json_kv_str(w, "upstream_id", f->port_id[0] ? f->port_id : NULL);
-        json_key(w, "driver_info");
-        if (f->drv_error < 0)
-                json_null(w);
-        else {
-                json_object_begin(w);
-                json_kv_str(w, "driver", f->drv.driver);
-                json_kv_str(w, "version", f->drv.version);
-                json_kv_str(w, "firmware", f->drv.fw_version);
-                json_kv_str(w, "bus_info", f->drv.bus_info);
-                json_object_end(w);
-        }
-        json_kv_str(w, "phy", f->phy);
-        json_kv_bool(w, "phy_generic", f->phy && strstr(f->phy, "Generic FE-GE Realtek PHY"));
-        json_key(w, "tx_timeouts");
-        if (f->tx_timeouts_known)
-                json_u64(w, f->tx_timeouts);
-        else
-                json_null(w);
-        json_kv_bool(w, "tx_timeout_guard", f->tx_guard);
-}
-
-static void json_knobs(JsonWriter *w, const NicFacts *f) {
-        const Quirk *qs[_KNOB_MAX + 1];
-        size_t nq = plan_quirks(&f->plan, qs, ELEMENTSOF(qs));
-
-        json_key(w, "knobs");
-        json_object_begin(w);
-        for (int k = 0; k < _KNOB_MAX; k++) {
-                const PlanItem *it = plan_item(&f->plan, k), *held = held_item(&f->plan, k);
-                char why[600];
-                json_key(w, knob_get(k)->name);
-                json_object_begin(w);
-                json_key(w, "current");
-                report_knob_reading_json(w, k, &f->current[k]);
-                json_key(w, "desired");
-                if (it && it->action != PLAN_EXCLUDED)
-                        out_knob_json(w, k, it->desired);
-                else
-                        json_null(w);
-                json_kv_str(w, "why", it ? plan_provenance_string(&it->why, why, sizeof(why)) : NULL);
-                json_key(w, "held_back");
-                if (held)
-                        out_knob_json(w, k, held->desired);
-                else
-                        json_null(w);
-                json_object_end(w);
-        }
-        json_object_end(w);
-        json_key(w, "quirks");
-        json_array_begin(w);
-        for (size_t j = 0; j < nq; j++) {
-                json_object_begin(w);
-                json_kv_str(w, "id", qs[j]->id);
-                json_kv_str(w, "reason", qs[j]->reason);
-                json_kv_str(w, "evidence", qs[j]->evidence);
-                json_kv_str(w, "counter_evidence", qs[j]->counter_evidence);
-                json_key(w, "reference");
-                json_words(w, qs[j]->reference);
-                json_object_end(w);
-        }
-        json_array_end(w);
-        json_key(w, "suggested");
-        json_array_begin(w);
-        for (size_t j = 0; j < f->plan.n_suggested; j++) {
-                const PlanItem *it = &f->plan.suggested[j];
-                char exp[512];
-                json_object_begin(w);
-                json_kv_str(w, "knob", knob_get(it->knob)->name);
-                json_key(w, "desired");
-                out_knob_json(w, it->knob, it->desired);
-                json_kv_str(w, "quirk", it->why.quirk->id);
-                json_kv_str(w, "experiment", quirk_experiment_line(it->why.quirk, nic_ifname(f->nic) ?: f->nic->slot, exp, sizeof(exp)));
-                json_object_end(w);
-        }
-        json_array_end(w);
-}
-
-static void json_kernel_defaults(JsonWriter *w, const Diagnose *d, const NicFacts *f) {
-        const KernelDefault *rows[64];
-        size_t n = nic_kernel_defaults(d, f, rows, ELEMENTSOF(rows));
-
-        json_key(w, "kernel_defaults");
-        json_array_begin(w);
-        for (size_t j = 0; j < n; j++) {
-                json_object_begin(w);
-                json_kv_str(w, "knob", rows[j]->knob);
-                json_kv_str(w, "value", rows[j]->value);
-                json_kv_str(w, "unless", rows[j]->unless);
-                json_kv_str(w, "row", rows[j]->id);
-                json_kv_str(w, "commit", rows[j]->commit);
-                json_kv_str(w, "source", rows[j]->source);
-                json_object_end(w);
-        }
-        json_array_end(w);
-}
-
-static void json_ethtool(JsonWriter *w, const NicFacts *f) {
-        char sp[32];
-
-        json_key(w, "statistics");
-        if (f->stats_error < 0)
-                json_null(w);
-        else {
-                json_object_begin(w);
-                for (size_t s = 0; s < f->stats.n; s++)
-                        json_kv_u64(w, f->stats.names[s], f->stats.values[s]);
-                json_object_end(w);
-        }
-        json_key(w, "ethtool");
-        json_object_begin(w);
-        json_attr_bool(w, "link_detected", f->linkstate_known, &f->linkstate, ETHTOOL_A_LINKSTATE_LINK);
-        json_key(w, "speed_mbps");
-        if (link_speed(f, sp, sizeof(sp)))
-                json_u64(w, f->linkmodes.value[ETHTOOL_A_LINKMODES_SPEED]);
-        else
-                json_null(w);
-        json_kv_str(w, "duplex", link_duplex(f));
-        json_attr_bool(w, "autoneg", f->linkmodes_known, &f->linkmodes, ETHTOOL_A_LINKMODES_AUTONEG);
-        json_key(w, "features");
-        if (!f->features_known)
-                json_null(w);
-        else {
-                json_array_begin(w);
-                for (size_t s = 0; s < f->features.n; s++) {
-                        if (!f->features.features[s].name[0])
-                                continue; /* a bit the kernel has no name for */
-                        json_object_begin(w);
-                        json_kv_str(w, "name", f->features.features[s].name);
-                        json_kv_bool(w, "active", f->features.features[s].active);
-                        json_kv_bool(w, "changeable", f->features.features[s].changeable);
-                        json_object_end(w);
-                }
-                json_array_end(w);
-        }
-        json_object_end(w);
-}
-
-static void json_messages(JsonWriter *w, const NicFacts *f) {
-        json_key(w, "kernel_log");
-        json_array_begin(w);
-        for (size_t s = 0; s < f->n_kernel; s++)
-                json_str(w, f->kernel[s]);
-        json_array_end(w);
-        json_kv_u64(w, "kernel_log_left_out", f->kernel_dropped);
-        json_key(w, "journal");
-        json_array_begin(w);
-        for (size_t s = 0; s < f->n_journal; s++) {
-                char ts[64];
-                json_object_begin(w);
-                json_kv_str(w, "time", timestamp(f->journal[s].usec, ts, sizeof(ts)));
-                json_kv_u64(w, "usec", f->journal[s].usec);
-                json_kv_str(w, "message", f->journal[s].message);
-                json_object_end(w);
-        }
-        json_array_end(w);
-}
-
-static void json_footer(JsonWriter *w, const Diagnose *d) {
-        report_config_problems_json(w, &d->problems);
-        json_key(w, "not_read");
-        json_array_begin(w);
-        for (size_t i = 0; i < d->unread.n; i++) {
-                json_object_begin(w);
-                json_kv_str(w, "what", d->unread.v[i].what);
-                json_kv_str(w, "errno", report_errno_name(d->unread.v[i].error));
-                json_kv_str(w, "message", d->unread.v[i].message);
-                json_object_end(w);
-        }
-        json_array_end(w);
-}
-
-void diagnosis_json(FILE *out, const Diagnose *d) {
-        JsonWriter w = json_writer(out);
-
-        json_object_begin(&w);
-        json_machine(&w, d);
-        json_key(&w, "nics");
-        json_array_begin(&w);
-        for (size_t i = 0; i < d->n; i++) {
-                const NicFacts *f = &d->facts[i];
-                json_object_begin(&w);
-                json_identity(&w, d, f);
-                json_knobs(&w, f);
-                json_kernel_defaults(&w, d, f);
-                report_link_power(&OUT_JSON_INTO(&w), "link_power", f->link_power_known ? &f->link_power : NULL);
-                json_key(&w, "link_power_plan");
-                report_plan_link_power_json(&w, &f->plan);
-                json_ethtool(&w, f);
-                json_messages(&w, f);
-                json_object_end(&w);
-        }
-        json_array_end(&w);
-        json_footer(&w, d);
-        json_object_end(&w);
-        json_end(&w);
+        out_array_end(&o);
+        diag_footer(&o, d);
+        out_document_end(&o);
 }

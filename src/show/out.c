@@ -168,3 +168,8 @@ void out_json_decimal(Out *o, const char *key, double value, int decimals) {
         if (json_at(o, key))
                 json_decimal(o->w, value, decimals);
 }
+
+void out_json_knob(Out *o, const char *key, KnobId k, uint64_t value) {
+        if (json_at(o, key))
+                out_knob_json(o->w, k, value);
+}

@@ -187,12 +187,6 @@ void report_config_problems(Out *o, const Diagnostics *d) {
         out_array_end(o);
 }
 
-void report_config_problems_json(JsonWriter *w, const Diagnostics *d) {
-        Out o = OUT_JSON_INTO(w);
-
-        report_config_problems(&o, d);
-}
-
 const char *report_reading_text(KnobId k, const KnobReading *r, char *buf, size_t size) {
         if (r->status != KNOB_STATUS_OK)
                 return knob_status_to_string(r->status);
