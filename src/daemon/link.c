@@ -218,13 +218,13 @@ LinkWork link_apply(Link *l, LinkEnv *e) {
         /* By ifindex, as rtnetlink told it (the kernel checks it against the name); none: ethtool is not asked. */
         backend_begin(&e->c->backend, &l->nic,
                       l->ifaces[0].ifindex > 0 ? l->ifaces[0].ifindex : l->ifaces[0].absent ? -1 : 0);
-        context_plan_nic_daemon(e->c, &l->nic, l->power.stopped ? NULL : &l->power.plan, current, &plan);
-        /* Asked for where the service may not wake on traffic (the unit without its drop-in): said
-         * now, at every start and reload, not when the link is next quiet; planned without it. */
-        if (plan.link_power >= 0 && e->packet_wake_error < 0 && !l->power.stopped) {
+        /* Where the service may not wake on traffic (the unit without its drop-in), planned without
+         * dynamic link power from the start, one read and one plan; if it was asked for and would
+         * run here, said now, at every start and reload, not when the link is next quiet. */
+        context_plan_nic_daemon(e->c, &l->nic, l->power.stopped || e->packet_wake_error < 0 ? NULL : &l->power.plan,
+                                current, &plan);
+        if (e->packet_wake_error < 0 && !l->power.stopped && plan.link_power_asked && !plan.link_power_blocked)
                 link_power_no_socket(l, e, e->packet_wake_error);
-                context_plan_nic_daemon(e->c, &l->nic, NULL, current, &plan);
-        }
         context_record_tx_guard(e->c, &l->nic, &plan);
         /* drift = leave: what another tool took over stays with it until a reload. */
         for (size_t i = 0; i < plan.n; i++)
