@@ -12,8 +12,10 @@
  * values, the text the formats, so text and JSON cannot say two things of one fact.
  * ethtool's print_*(PRINT_ANY, key, fmt, value) is the model.
  *
- * A NULL string value is null in JSON and nothing in the text; a NULL key is an element of the
- * array being written. Every format is checked against its value at compile time.
+ * A NULL string value is null in JSON, and in the text the whole format is left out (its
+ * literal words too); a NULL key is an element of the array being written. Every format is
+ * checked at compile time against the type the call takes (a string, a uint64_t, the knob's
+ * words), so a "%s" for a number does not build.
  */
 
 /* The version of every --json output's shape ("schema" at the top); see r8169-tuned(8). */
@@ -22,17 +24,13 @@
 typedef struct Out {
         FILE *f;
         bool json;
-        JsonWriter *w;
-        JsonWriter own;
+        JsonWriter w;
 } Out;
 
-static inline void out_init(Out *o, FILE *f, bool json) {
-        *o = (Out) { .f = f, .json = json, .own = json_writer(f) };
-        o->w = &o->own;
-}
+static inline void out_init(Out *o, FILE *f, bool json) { *o = (Out) { .f = f, .json = json, .w = json_writer(f) }; }
 
 /* The JSON writer, for a part only JSON shows; NULL in the text. */
-static inline JsonWriter *out_json(const Out *o) { return o->json ? o->w : NULL; }
+static inline JsonWriter *out_json(Out *o) { return o->json ? &o->w : NULL; }
 
 /* {"schema": N, … } with its newline; nothing in the text. */
 void out_document_begin(Out *o);
@@ -73,4 +71,4 @@ void out_json_knob(Out *o, const char *key, KnobId k, uint64_t value);
 /* text after first, wrapped to the terminal (80 columns when not one), further lines after indent. */
 void out_print_wrapped(FILE *f, const char *first, const char *indent, const char *text);
 /* A knob's value as JSON: true/false for on/off knobs, a number otherwise. */
-void out_knob_json(JsonWriter *w, KnobId k, uint64_t v);
+void json_knob_value(JsonWriter *w, KnobId k, uint64_t v);

@@ -8,5 +8,5 @@
 
 void report_quirk_show(Out *o, const Quirk *q);
 /* A quirk's grounds, wrapped: its reason after first, then its evidence, counter-evidence and references. */
-void report_quirk_grounds_text(FILE *f, const Quirk *q, const char *first);
+void report_quirk_grounds_text(Out *o, const Quirk *q, const char *first);
 

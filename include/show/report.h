@@ -11,8 +11,8 @@
 /* Dynamic link power as the daemon keeps it: one line of text, or a JSON object under key (null: none). */
 void report_link_power(Out *o, const char *key, const LinkPowerRecord *rec);
 /* What to do about a chip r8169-tuned cannot identify or does not know (text, wrapped). */
-void report_unknown_chip_advice(FILE *f, const Nic *n);
-/* "config_problems": [{file, line, message}]; in the text a paragraph (nothing when there are none). */
+void report_unknown_chip_advice(Out *o, const Nic *n);
+/* "config_problems": [{file, line, message}], in JSON only: each output's text says them its own way. */
 void report_config_problems(Out *o, const Diagnostics *d);
 /* A NIC's identity as JSON members of the object being written, shared by every JSON report. */
 void report_nic_json_members(JsonWriter *w, const Nic *n);

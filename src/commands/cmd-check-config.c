@@ -114,8 +114,7 @@ int cmd_check_config(const Options *o) {
         out_json_u64(&out, "configuration_files", n_conf);
         out_json_u64(&out, "quirk_entries", quirks.n);
         out_json_u64(&out, "quirk_files", quirks.n_files);
-        if (o->json) /* the text says them on stderr, below */
-                report_config_problems(&out, &d);
+        report_config_problems(&out, &d); /* the text says them on stderr, below */
         out_document_end(&out);
         if (d.n > 0 && !o->json) {
                 /* Problems go to stderr, as a compiler says them: file:line: message. */

@@ -180,7 +180,7 @@ static void json_candidate(JsonWriter *w, const Experiment *e, const Trial *t) {
         json_object_begin(w);
         for (size_t i = 0; i < t->cand.n; i++) {
                 json_key(w, knob_get(t->cand.settings[i].knob)->name);
-                out_knob_json(w, t->cand.settings[i].knob, t->cand.settings[i].value);
+                json_knob_value(w, t->cand.settings[i].knob, t->cand.settings[i].value);
         }
         json_object_end(w);
         /* The baseline's side of each setting: the NIC as found (null: partly on, as a feature set can be). */
@@ -190,7 +190,7 @@ static void json_candidate(JsonWriter *w, const Experiment *e, const Trial *t) {
                 const KnobReading *r = &e->found[t->cand.settings[i].knob];
                 json_key(w, knob_get(t->cand.settings[i].knob)->name);
                 if (r->status == KNOB_STATUS_OK && !r->partial)
-                        out_knob_json(w, t->cand.settings[i].knob, r->value);
+                        json_knob_value(w, t->cand.settings[i].knob, r->value);
                 else
                         json_null(w);
         }

@@ -3,7 +3,6 @@
 #include <linux/ethtool_netlink.h>
 #include <time.h>
 
-#include "base/json.h"
 #include "base/quote.h"
 #include "show/diagnosis.h"
 #include "show/plan.h"
@@ -104,7 +103,6 @@ static const PlanItem *suggested_item(const NicPlan *p, KnobId k) {
                         return &p->suggested[i];
         return NULL;
 }
-
 
 static void link_row(Out *o, const char *what, const char *nic, const char *port) {
         out_text(o, "| %s | %s | %s |\n", what, nic, port);
@@ -446,6 +444,7 @@ static void diag_ethtool(Out *o, const NicFacts *f) {
         out_text(o, "\n### Link and features (ethtool)\n\n");
         if (!o->json && !f->linkmodes_known && !f->linkstate_known && !f->features_known) {
                 out_text(o, "Unavailable (see Not read).\n");
+                out_object_end(o);
                 return;
         }
         ln = attr_bool(f->linkstate_known, &f->linkstate, ETHTOOL_A_LINKSTATE_LINK);
@@ -547,11 +546,10 @@ static void diag_messages(Out *o, const NicFacts *f) {
 /* The configuration's problems and what could not be read. */
 static void diag_footer(Out *o, const Diagnose *d) {
         out_text(o, "\n## Configuration problems\n\n");
-        if (o->json)
-                report_config_problems(o, &d->problems);
-        else if (d->problems.n == 0)
+        report_config_problems(o, &d->problems);
+        if (d->problems.n == 0)
                 out_text(o, "None (check-config finds nothing).\n");
-        else {
+        else if (!o->json) {
                 /* A problem quotes what a file says (a key, a section name): escaped, fenced. */
                 char **lines = calloc(d->problems.n, sizeof(char *));
 

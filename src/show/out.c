@@ -40,7 +40,7 @@ void out_print_wrapped(FILE *f, const char *first, const char *indent, const cha
         fputc('\n', f);
 }
 
-void out_knob_json(JsonWriter *w, KnobId k, uint64_t v) {
+void json_knob_value(JsonWriter *w, KnobId k, uint64_t v) {
         if (knob_get(k)->type == KNOB_TYPE_BOOL)
                 json_bool(w, v);
         else
@@ -50,42 +50,42 @@ void out_knob_json(JsonWriter *w, KnobId k, uint64_t v) {
 void out_document_begin(Out *o) {
         if (!o->json)
                 return;
-        json_object_begin(o->w);
-        json_kv_u64(o->w, "schema", REPORT_JSON_SCHEMA);
+        json_object_begin(&o->w);
+        json_kv_u64(&o->w, "schema", REPORT_JSON_SCHEMA);
 }
 
 void out_document_end(Out *o) {
         if (!o->json)
                 return;
-        json_object_end(o->w);
-        json_end(o->w);
+        json_object_end(&o->w);
+        json_end(&o->w);
 }
 
 /* In JSON, the key (none in an array); whether this is JSON. */
 static bool json_at(Out *o, const char *key) {
         if (o->json && key)
-                json_key(o->w, key);
+                json_key(&o->w, key);
         return o->json;
 }
 
 void out_object_begin(Out *o, const char *key) {
         if (json_at(o, key))
-                json_object_begin(o->w);
+                json_object_begin(&o->w);
 }
 
 void out_object_end(Out *o) {
         if (o->json)
-                json_object_end(o->w);
+                json_object_end(&o->w);
 }
 
 void out_array_begin(Out *o, const char *key) {
         if (json_at(o, key))
-                json_array_begin(o->w);
+                json_array_begin(&o->w);
 }
 
 void out_array_end(Out *o) {
         if (o->json)
-                json_array_end(o->w);
+                json_array_end(&o->w);
 }
 
 void out_text(Out *o, const char *fmt, ...) {
@@ -108,14 +108,14 @@ void out_text_wrapped(Out *o, const char *first, const char *indent, const char 
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 void out_str_(Out *o, const char *key, const char *fmt, const char *value) {
         if (json_at(o, key))
-                json_str(o->w, value);
+                json_str(&o->w, value);
         else if (value)
                 fprintf(o->f, fmt, value);
 }
 
 void out_u64_(Out *o, const char *key, const char *fmt, uint64_t value) {
         if (json_at(o, key))
-                json_u64(o->w, value);
+                json_u64(&o->w, value);
         else
                 fprintf(o->f, fmt, value);
 }
@@ -124,7 +124,7 @@ void out_knob_value_(Out *o, const char *key, const char *fmt, KnobId k, uint64_
         char v[KNOB_VALUE_MAX];
 
         if (json_at(o, key))
-                out_knob_json(o->w, k, value);
+                json_knob_value(&o->w, k, value);
         else
                 fprintf(o->f, fmt, knob_format_value(k, value, v, sizeof(v)));
 }
@@ -132,44 +132,44 @@ void out_knob_value_(Out *o, const char *key, const char *fmt, KnobId k, uint64_
 
 void out_wrapped(Out *o, const char *key, const char *first, const char *indent, const char *value) {
         if (json_at(o, key))
-                json_str(o->w, value);
+                json_str(&o->w, value);
         else
                 out_text_wrapped(o, first, indent, value);
 }
 
 void out_words(Out *o, const char *key, const char *first, const char *indent, const char *value) {
         if (json_at(o, key))
-                json_words(o->w, value);
+                json_words(&o->w, value);
         else
                 out_text_wrapped(o, first, indent, value);
 }
 
 void out_json_str(Out *o, const char *key, const char *value) {
         if (json_at(o, key))
-                json_str(o->w, value);
+                json_str(&o->w, value);
 }
 
 void out_json_u64(Out *o, const char *key, uint64_t value) {
         if (json_at(o, key))
-                json_u64(o->w, value);
+                json_u64(&o->w, value);
 }
 
 void out_json_bool(Out *o, const char *key, bool value) {
         if (json_at(o, key))
-                json_bool(o->w, value);
+                json_bool(&o->w, value);
 }
 
 void out_json_words(Out *o, const char *key, const char *value) {
         if (json_at(o, key))
-                json_words(o->w, value);
+                json_words(&o->w, value);
 }
 
 void out_json_decimal(Out *o, const char *key, double value, int decimals) {
         if (json_at(o, key))
-                json_decimal(o->w, value, decimals);
+                json_decimal(&o->w, value, decimals);
 }
 
 void out_json_knob(Out *o, const char *key, KnobId k, uint64_t value) {
         if (json_at(o, key))
-                out_knob_json(o->w, k, value);
+                json_knob_value(&o->w, k, value);
 }

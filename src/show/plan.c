@@ -47,7 +47,7 @@ static void plan_item_json(JsonWriter *w, const PlanItem *it, const char *becaus
         if (it->action == PLAN_EXCLUDED)
                 json_null(w);
         else
-                out_knob_json(w, it->knob, it->desired);
+                json_knob_value(w, it->knob, it->desired);
         provenance_json(w, &it->why);
         /* The kernel already does what the quirk asks, since this version: null when not. */
         json_key(w, "kernel_default_since");
@@ -62,7 +62,7 @@ static void plan_item_json(JsonWriter *w, const PlanItem *it, const char *becaus
                 provenance_json(w, &it->overridden);
                 json_key(w, "value");
                 if (it->overridden.quirk && it->overridden.quirk->set[it->knob])
-                        out_knob_json(w, it->knob, it->overridden_value);
+                        json_knob_value(w, it->knob, it->overridden_value);
                 else
                         json_null(w);
                 json_object_end(w);
@@ -237,8 +237,7 @@ static void plan_grounds_text(Out *o, const NicPlan *p) {
                 if (!q || said)
                         continue;
                 snprintf(first, sizeof(first), "  why %s:", q->id);
-                if (!o->json)
-                        report_quirk_grounds_text(o->f, q, first);
+                report_quirk_grounds_text(o, q, first);
         }
 }
 
@@ -385,7 +384,9 @@ static void plan_nic_show(Out *o, const PlanReport *r, const NicPlan *p) {
         out_text(o, "\n%s  %s  %s, driver %s\n", p->nic->slot, nic_ifname(p->nic) ?: "(no interface)",
                  report_chip_line(p->nic, chip, sizeof(chip)), p->nic->driver[0] ? p->nic->driver : "none");
         if (p->ignored && !w) {
+                /* The text says no more of an ignored NIC; the JSON has all its members. */
                 out_text(o, "  ignored (%s:%u)\n", p->ignored_by.file, p->ignored_by.line);
+                out_object_end(o);
                 return;
         }
         out_array_begin(o, "items");
@@ -423,7 +424,7 @@ static void plan_nic_show(Out *o, const PlanReport *r, const NicPlan *p) {
         if (w)
                 return;
         if (!p->nic->chip)
-                report_unknown_chip_advice(o->f, p->nic);
+                report_unknown_chip_advice(o, p->nic);
         else if (p->n == 0 && p->n_held == 0 && p->n_suggested == 0 && p->n_guarded == 0 && p->n_other_driver == 0) {
                 if (r->no_quirks)
                         out_text(o, "  nothing to plan from: no quirk database was read (stderr says where it was looked for)\n");
@@ -449,8 +450,7 @@ void report_plan_show(Out *o, const PlanReport *r) {
         out_json_str(o, "profile_override", r->override);
         out_json_str(o, "power_source", power_source_to_string(r->power));
         out_json_u64(o, "quirk_files", r->quirk_files);
-        if (o->json)
-                report_config_problems(o, r->problems ?: &(const Diagnostics) {});
+        report_config_problems(o, r->problems ?: &(const Diagnostics) {});
         /* What chose it: --profile, or the configuration (ux-findings L3). */
         if (r->configured != r->profile)
                 out_text(o, " (%s %s, power: %s)", r->override ? "--profile" : "configured", profile_to_string(r->configured),

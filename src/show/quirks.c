@@ -4,13 +4,11 @@
 #include "show/out.h"
 #include "show/quirks.h"
 
-void report_quirk_grounds_text(FILE *f, const Quirk *q, const char *first) {
-        out_print_wrapped(f, first, "    ", q->reason);
-        if (q->evidence)
-                out_print_wrapped(f, "    evidence:", "      ", q->evidence);
-        if (q->counter_evidence)
-                out_print_wrapped(f, "    counter-evidence:", "      ", q->counter_evidence);
-        out_print_wrapped(f, "    see:", "      ", q->reference);
+void report_quirk_grounds_text(Out *o, const Quirk *q, const char *first) {
+        out_text_wrapped(o, first, "    ", q->reason);
+        out_text_wrapped(o, "    evidence:", "      ", q->evidence);
+        out_text_wrapped(o, "    counter-evidence:", "      ", q->counter_evidence);
+        out_text_wrapped(o, "    see:", "      ", q->reference);
 }
 
 static void quirk_ids_show(Out *o, const char *key, const IdMatch *ids, size_t n) {

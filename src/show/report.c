@@ -26,25 +26,25 @@ const char *report_chip_line(const Nic *n, char *buf, size_t size) {
         return buf;
 }
 
-void report_unknown_chip_advice(FILE *f, const Nic *n) {
+void report_unknown_chip_advice(Out *o, const Nic *n) {
         if (n->chip)
                 return;
         if (!n->driver[0])
-                out_print_wrapped(f, "  ", "  ",
-                              "No driver is bound: this NIC does not work at all. The kernel's r8169 may be too old for "
-                              "this chip: a newer kernel (Debian: its backports) is the first thing to try.");
-        out_print_wrapped(f, "  ", "  ",
-                      n->xid == CHIP_XID_INVALID
-                              ? "r8169-tuned could not identify this chip: no quirk applies to it, only the knob lines of a "
-                                "[device] section that names it; with assume-xid (r8169-tuned.conf(5)) in a section naming "
-                                "its slot, it is treated as that chip. To have it known: \"r8169-tuned diagnose > "
-                                "report.md\", and file that at " R8T_ISSUES_URL " (README: " R8T_DOC_DIR "/README.md.gz, "
-                                "\"Reporting a new chip\")."
-                              : "r8169's chip table does not know this XID: no quirk applies to it, only the knob lines of a "
-                                "[device] section that names it; with assume-xid (r8169-tuned.conf(5)) in a section naming "
-                                "its slot, it is treated as a chip the table knows. To have it known: \"r8169-tuned diagnose > "
-                                "report.md\", and file that at " R8T_ISSUES_URL " (README: " R8T_DOC_DIR "/README.md.gz, "
-                                "\"Reporting a new chip\").");
+                out_text_wrapped(o, "  ", "  ",
+                                 "No driver is bound: this NIC does not work at all. The kernel's r8169 may be too old for "
+                                 "this chip: a newer kernel (Debian: its backports) is the first thing to try.");
+        out_text_wrapped(o, "  ", "  ",
+                         n->xid == CHIP_XID_INVALID
+                                 ? "r8169-tuned could not identify this chip: no quirk applies to it, only the knob lines of a "
+                                   "[device] section that names it; with assume-xid (r8169-tuned.conf(5)) in a section naming "
+                                   "its slot, it is treated as that chip. To have it known: \"r8169-tuned diagnose > "
+                                   "report.md\", and file that at " R8T_ISSUES_URL " (README: " R8T_DOC_DIR "/README.md.gz, "
+                                   "\"Reporting a new chip\")."
+                                 : "r8169's chip table does not know this XID: no quirk applies to it, only the knob lines of a "
+                                   "[device] section that names it; with assume-xid (r8169-tuned.conf(5)) in a section naming "
+                                   "its slot, it is treated as a chip the table knows. To have it known: \"r8169-tuned diagnose > "
+                                   "report.md\", and file that at " R8T_ISSUES_URL " (README: " R8T_DOC_DIR "/README.md.gz, "
+                                   "\"Reporting a new chip\").");
 }
 
 void report_link_power(Out *o, const char *key, const LinkPowerRecord *rec) {
@@ -93,7 +93,7 @@ void report_knob_reading_json(JsonWriter *w, KnobId k, const KnobReading *r) {
         json_object_begin(w);
         json_key(w, "value");
         if (r->status == KNOB_STATUS_OK && !r->partial)
-                out_knob_json(w, k, r->value);
+                json_knob_value(w, k, r->value);
         else
                 json_null(w);
         json_kv_str(w, "status", knob_status_to_string(r->status));
@@ -170,18 +170,13 @@ void report_link_json(JsonWriter *w, const char *key, const PciLink *l) {
         json_object_end(w);
 }
 
-
 void report_config_problems(Out *o, const Diagnostics *d) {
-        if (d->n > 0)
-                out_text(o, "\nConfiguration: %zu problem%s; the files named are left out, everything else is in force:\n",
-                         d->n, d->n == 1 ? "" : "s");
         out_array_begin(o, "config_problems");
         for (size_t i = 0; i < d->n; i++) {
                 out_object_begin(o, NULL);
                 out_json_str(o, "file", d->files[i]);
                 out_json_u64(o, "line", d->lines[i]);
                 out_json_str(o, "message", diag_text(d, i));
-                out_text(o, "  %s\n", d->msgs[i]);
                 out_object_end(o);
         }
         out_array_end(o);

@@ -6,7 +6,6 @@
 #include "show/report.h"
 #include "show/status.h"
 
-
 static const char *reading_cause(const KnobReading *r, char *buf, size_t size) {
         snprintf(buf, size, "%s", knob_status_to_string(r->status));
         if (r->message[0])
@@ -114,12 +113,12 @@ static void report_ours_json(JsonWriter *w, const NicStatus *s) {
                 if (o->original_mixed)
                         json_null(w);
                 else
-                        out_knob_json(w, k, o->original);
+                        json_knob_value(w, k, o->original);
                 json_key(w, "set");
                 if (o->set_mixed)
                         json_null(w);
                 else
-                        out_knob_json(w, k, o->set);
+                        json_knob_value(w, k, o->set);
                 json_kv_bool(w, "holds", s->knobs[k].status == KNOB_STATUS_OK && ours_holds(&s->knobs[k], o));
                 json_object_end(w);
         }
@@ -144,8 +143,7 @@ static void status_nic_text(Out *o, const Nic *nic) {
                 out_text(o, "  link: ASPM %s supported, %s enabled; CLKPM %s%s%s\n", report_aspm_states(l->aspm_support),
                          report_aspm_states(l->aspm_control), l->clkpm_capable ? "capable" : "not capable",
                          l->clkpm_enabled ? ", enabled" : "", l->l1ss ? "; L1 substates capable" : "");
-        if (!o->json)
-                report_unknown_chip_advice(o->f, nic);
+        report_unknown_chip_advice(o, nic);
 }
 
 /* What cannot be read: one line per cause, not one per knob, with the knob list (ux-findings L4). */
@@ -181,8 +179,8 @@ static void status_knobs(Out *o, const NicStatus *s) {
                 char buf[KNOB_VALUE_MAX], mark[128] = "", why[400] = "";
 
                 if (out_json(o)) {
-                        json_key(o->w, knob_get(k)->name);
-                        report_knob_reading_json(o->w, k, r);
+                        json_key(out_json(o), knob_get(k)->name);
+                        report_knob_reading_json(out_json(o), k, r);
                         continue;
                 }
                 if (r->status != KNOB_STATUS_OK)
@@ -239,4 +237,9 @@ void report_status_show(Out *o, const NicStatus *s, size_t n, const Diagnostics 
         }
         out_array_end(o);
         report_config_problems(o, problems);
+        if (problems->n > 0)
+                out_text(o, "\nConfiguration: %zu problem%s; the files named are left out, everything else is in force:\n",
+                         problems->n, problems->n == 1 ? "" : "s");
+        for (size_t i = 0; i < problems->n; i++)
+                out_text(o, "  %s\n", problems->msgs[i]);
 }

@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "base/json.h"
 #include "base/util.h"
 #include "show/report.h"
 #include "show/verification.h"
@@ -93,7 +92,7 @@ static void verify_value_json(JsonWriter *w, const char *key, const char *knob, 
 
         json_key(w, key);
         if (k >= 0 && knob_parse_value(k, text, &v) >= 0)
-                out_knob_json(w, k, v);
+                json_knob_value(w, k, v);
         else
                 json_null(w);
 }
@@ -126,8 +125,8 @@ void verification_print(const Verification *vd, bool json) {
                 out_json_str(o, "interface", d->ifname[0] ? d->ifname : NULL);
                 out_json_str(o, "knob", d->knob);
                 if (out_json(o)) {
-                        verify_value_json(o->w, "planned", d->knob, d->planned);
-                        verify_value_json(o->w, "found", d->knob, d->found);
+                        verify_value_json(out_json(o), "planned", d->knob, d->planned);
+                        verify_value_json(out_json(o), "found", d->knob, d->found);
                 }
                 out_json_str(o, "found_text", d->found);
                 out_json_str(o, "source", d->source);
@@ -148,8 +147,7 @@ void verification_print(const Verification *vd, bool json) {
                          vd->nics[i].ifname[0] ? vd->nics[i].ifname : "-", vd->nics[i].slot);
         }
         out_array_end(o);
-        if (json)
-                report_config_problems(o, &vd->problems);
+        report_config_problems(o, &vd->problems);
         for (size_t i = 0; i < vd->problems.n; i++)
                 out_text(o, "%s\n", vd->problems.msgs[i]);
         if (verification_ok(vd) && vd->n_nics == 0)
