@@ -104,6 +104,8 @@ void report_plan_link_power_json(JsonWriter *w, const NicPlan *p) {
 static void plan_link_power_text(Out *o, const NicPlan *p) {
         char line[1024], where[300] = "";
 
+        if (o->json)
+                return;
         if (!p->link_power_asked)
                 return;
         if (p->link_power_origin.file)
@@ -164,6 +166,8 @@ static void plan_item_text(Out *o, const PlanItem *it) {
         char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], prov[512];
         const char *c = report_reading_text(it->knob, &it->current, cur, sizeof(cur));
 
+        if (o->json)
+                return;
         out_text(o, "  %-9s %-21s ", plan_action_to_string(it->action), knob_get(it->knob)->name);
         if (it->action == PLAN_EXCLUDED)
                 out_text(o, "%-16s", "not touched");
@@ -189,6 +193,8 @@ static void plan_item_text(Out *o, const PlanItem *it) {
 static void plan_held_text(Out *o, const PlanReport *r, const PlanItem *it) {
         char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], both[64], hb[128], prov[512];
 
+        if (o->json)
+                return;
         snprintf(both, sizeof(both), "%s -> %s", report_reading_text(it->knob, &it->current, cur, sizeof(cur)),
                  knob_format_value(it->knob, it->desired, des, sizeof(des)));
         out_text(o, "  %-9s %-21s %-16s %s (%s)\n", "held back", knob_get(it->knob)->name, both,
@@ -199,6 +205,8 @@ static void plan_held_text(Out *o, const PlanReport *r, const PlanItem *it) {
 static void plan_suggested_text(Out *o, const NicPlan *p, const PlanItem *it) {
         char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], both[64], prov[512];
 
+        if (o->json)
+                return;
         snprintf(both, sizeof(both), "%s -> %s", report_reading_text(it->knob, &it->current, cur, sizeof(cur)),
                  knob_format_value(it->knob, it->desired, des, sizeof(des)));
         out_text(o, "  %-9s %-21s %-16s %s\n", "suggest", knob_get(it->knob)->name, both,
@@ -227,6 +235,8 @@ static size_t plan_item_quirks(const NicPlan *p) {
 
 /* Each quirk behind a planned value, once: its reason, evidence, counter-evidence and sources. */
 static void plan_grounds_text(Out *o, const NicPlan *p) {
+        if (o->json)
+                return;
         for (size_t j = 0; j < p->n + p->n_held + p->n_suggested; j++) {
                 const Quirk *q = plan_item_quirk(p, j);
                 bool said = false;

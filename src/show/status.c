@@ -20,6 +20,8 @@ static void status_withheld_text(Out *o, const NicStatus *s) {
         const NicPlan *p = s->plan;
         char line[768], cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], exp[512];
 
+        if (o->json)
+                return;
         for (size_t j = 0; p && j < p->n_suggested; j++) {
                 const PlanItem *it = &p->suggested[j];
                 snprintf(line, sizeof(line), "%s %s -> %s, quirk %s (reported, not applied)", knob_get(it->knob)->name,
@@ -64,6 +66,8 @@ static void status_why_text(const NicPlan *p, KnobId k, char *buf, size_t size) 
 static void status_service_text(Out *o, const NicStatus *s) {
         const char *name = nic_ifname(s->nic) ?: s->nic->slot;
 
+        if (o->json)
+                return;
         if (!s->service_state[0])
                 return;
         if (streq(s->service_state, "released"))
@@ -130,6 +134,8 @@ static void status_nic_text(Out *o, const Nic *nic) {
         const PciLink *l = &nic->link;
         char chip[700];
 
+        if (o->json)
+                return;
         out_text(o, "%s  %s  %s\n", nic->slot, nic_ifname(nic) ?: "(no interface)", report_chip_line(nic, chip, sizeof(chip)));
         out_text(o, "  PCI %04x:%04x subsystem %04x:%04x rev %02x, driver %s", nic->vendor, nic->device, nic->subsys_vendor,
                  nic->subsys_device, nic->revision, nic->driver[0] ? nic->driver : "none");
@@ -150,6 +156,8 @@ static void status_nic_text(Out *o, const Nic *nic) {
 static void status_unreadable_text(Out *o, const KnobReading knobs[_KNOB_MAX]) {
         bool shown[_KNOB_MAX] = {};
 
+        if (o->json)
+                return;
         for (int k = 0; k < _KNOB_MAX; k++) {
                 char cause[256], other[256], names[512] = "", first[300];
 
