@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <inttypes.h>
 #include <stdarg.h>
 #include <sys/ioctl.h>
 

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <inttypes.h>
-#include <stdarg.h>
 
 #include "show/plan.h"
 #include "show/quirks.h"

@@ -101,8 +101,10 @@ static void verify_value_json(JsonWriter *w, const char *key, const char *knob, 
 void verification_print(const Verification *vd, bool json) {
         size_t released = verification_given_back(vd);
         Out out, *o = &out;
+        JsonWriter *w;
 
         out_init(o, stdout, json);
+        w = out_json(o);
         out_document_begin(o);
         out_json_bool(o, "ok", verification_ok(vd));
         out_json_str(o, "profile", vd->profile);
@@ -124,9 +126,9 @@ void verification_print(const Verification *vd, bool json) {
                 out_json_str(o, "slot", d->slot);
                 out_json_str(o, "interface", d->ifname[0] ? d->ifname : NULL);
                 out_json_str(o, "knob", d->knob);
-                if (out_json(o)) {
-                        verify_value_json(out_json(o), "planned", d->knob, d->planned);
-                        verify_value_json(out_json(o), "found", d->knob, d->found);
+                if (w) {
+                        verify_value_json(w, "planned", d->knob, d->planned);
+                        verify_value_json(w, "found", d->knob, d->found);
                 }
                 out_json_str(o, "found_text", d->found);
                 out_json_str(o, "source", d->source);
