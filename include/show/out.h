@@ -50,10 +50,13 @@ void out_text_wrapped(Out *o, const char *first, const char *indent, const char 
 #define OUT_FMT_CHECK(fmt, v) ((void) sizeof(printf(fmt, v)))
 #define out_str(o, key, fmt, v) (OUT_FMT_CHECK(fmt, (const char *) (v)), out_str_(o, key, fmt, v))
 #define out_u64(o, key, fmt, v) (OUT_FMT_CHECK(fmt, (uint64_t) (v)), out_u64_(o, key, fmt, v))
+/* A measurement: JSON's number with decimals places, the text's as its format rounds it. */
+#define out_decimal(o, key, decimals, fmt, v) (OUT_FMT_CHECK(fmt, (double) (v)), out_decimal_(o, key, decimals, fmt, v))
 /* A knob's value: true/false or a number in JSON, the knob's own words in the text ("on", "1"). */
 #define out_knob_value(o, key, fmt, k, v) (OUT_FMT_CHECK(fmt, ""), out_knob_value_(o, key, fmt, k, v))
 void out_str_(Out *o, const char *key, const char *fmt, const char *value);
 void out_u64_(Out *o, const char *key, const char *fmt, uint64_t value);
+void out_decimal_(Out *o, const char *key, int decimals, const char *fmt, double value);
 void out_knob_value_(Out *o, const char *key, const char *fmt, KnobId k, uint64_t value);
 /* Prose: JSON key: value; the text as out_text_wrapped. */
 void out_wrapped(Out *o, const char *key, const char *first, const char *indent, const char *value);

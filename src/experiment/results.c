@@ -12,6 +12,7 @@
 #include "base/json.h"
 #include "base/log.h"
 #include "experiment/results.h"
+#include "show/out.h"
 #include "show/quirks.h"
 #include "show/report.h"
 
@@ -38,132 +39,14 @@ static const char *change_text(const Comparison *c, bool watts, char *buf, size_
         return buf;
 }
 
-/* Under the table: idle power, for the candidates it was measured with, or why it could not be. */
-static void text_power(const Experiment *e, FILE *f, bool any_power) {
-        char name[160], change[96];
-
-        if (any_power) {
-                fprintf(f, "\nIdle power (RAPL package counters, link idle, %u s per sample):\n", e->idle_seconds);
-                for (size_t i = 0; i < e->n_trials; i++) {
-                        const Trial *t = &e->trials[i];
-                        const Comparison *c = &t->power_cmp;
-
-                        if (!t->power || t->rounds == 0)
-                                continue;
-                        fprintf(f, "  %-42s %.2f W -> %.2f W, %s: %s\n", candidate_settings_string(&t->cand, name, sizeof(name)),
-                                c->baseline, c->candidate, change_text(c, true, change, sizeof(change)),
-                                c->change.lo > 0 ? "costs power" : c->change.hi < 0 ? "saves power" : "no measurable difference");
-                }
-        } else if (e->rapl.why)
-                fprintf(f, "\nIdle power: not measurable here: %s.\n", e->rapl.why);
-}
-
-/* What was not measured, what "helps" means and what to do with what helped. */
-static void text_footer(const Experiment *e, FILE *f, bool any_skipped) {
-        char name[160], why[160];
-        size_t helped = e->n_helped;
-
-        if (any_skipped) {
-                fprintf(f, "\nNot measured:");
-                for (size_t i = 0, k = 0; i < e->n_trials; i++)
-                        if (e->trials[i].cand.skipped)
-                                fprintf(f, "%s %s (%s)", k++ ? "," : "", candidate_settings_string(&e->trials[i].cand, name, sizeof(name)),
-                                        candidate_skip_reason(&e->trials[i].cand, why, sizeof(why)));
-                fputc('\n', f);
-        }
-        fprintf(f, "\n\"helps\": the 95 %% interval excludes 0 and the change is at least %.0f %% of the baseline.\n",
-                EXPERIMENT_PRACTICAL * 100);
-        if (e->cut)
-                fprintf(f, "Interrupted: run it again to measure every candidate in full.\n");
-        else if (helped > 0)
-                fprintf(f, "%zu candidate%s helped%s. --write-config FILE keeps %s; --report FILE writes the numbers and a quirk "
-                        "entry draft for a bug report.\n", helped, helped == 1 ? "" : "s",
-                        helped == 1 ? "" : " (each measured alone: check them together before keeping all)",
-                        helped == 1 ? "it" : "them");
-        else
-                fprintf(f, "Nothing helped measurably on this link.\n");
-}
-
-/* The table: a line per measured candidate and direction, then idle power and the footer. */
-static void results_text(const Experiment *e, FILE *f) {
-        char chip[160], name[160], from[96], change[96];
-        bool any_power = false, any_skipped = false;
-
-        fprintf(f, "%s (%s), %s; iperf3 against %s:%u, %u round%s of %u s per arm and direction.\n", e->ifname, e->nic->slot,
-                report_chip_line(e->nic, chip, sizeof(chip)), e->host, e->port, e->rounds, e->rounds == 1 ? "" : "s", e->seconds);
-        if (e->line_mbps > 0)
-                fprintf(f, "The link runs at %.0f Mb/s: a baseline at %.0f %% of that or more cannot get faster (cannot-tell).\n",
-                        e->line_mbps, EXPERIMENT_LINE_RATE * 100);
-        fputc('\n', f);
-        fprintf(f, "%-44s %-9s %9s %9s  %-30s %s\n", "CANDIDATE (FROM)", "DIRECTION", "BASELINE", "WITH IT", "CHANGE Mb/s [95 % CI]",
-                "VERDICT");
-        for (size_t i = 0; i < e->n_trials; i++) {
-                const Trial *t = &e->trials[i];
-                bool first = true;
-                char label[256];
-
-                if (t->cand.skipped) {
-                        any_skipped = true;
-                        continue;
-                }
-                snprintf(label, sizeof(label), "%s (%s)", candidate_settings_string(&t->cand, name, sizeof(name)),
-                         results_trial_from(t, from, sizeof(from)));
-                if (strlen(label) > 44 && t->rounds > 0) { /* its own line, the figures below it */
-                        fprintf(f, "%s\n", label);
-                        first = false;
-                }
-                if (t->rounds == 0) {
-                        fprintf(f, "%-44s %s\n", label, t->failed[0] ? t->failed : "not measured (stopped before it)");
-                        continue;
-                }
-                for (Direction d = 0; d < _DIRECTION_MAX; d++) {
-                        const Comparison *c = &t->cmp[d];
-
-                        if (!e->directions[d])
-                                continue;
-                        fprintf(f, "%-44s %-9s %9.0f %9.0f  %-30s %s%s%s%s\n", first ? label : "", experiment_direction_names[d], c->baseline,
-                                c->candidate, change_text(c, false, change, sizeof(change)), verdict_to_string(c->verdict),
-                                c->why ? " (" : "", c->why ?: "", c->why ? ")" : "");
-                        first = false;
-                }
-                if (t->failed[0])
-                        fprintf(f, "%-44s stopped after %zu round%s: %s\n", "", t->rounds, t->rounds == 1 ? "" : "s", t->failed);
-                any_power = any_power || t->power;
-        }
-        text_power(e, f, any_power);
-        text_footer(e, f, any_skipped);
-}
-
-static void json_values(JsonWriter *w, const char *key, const double *v, size_t n, int decimals) {
-        json_key(w, key);
-        json_array_begin(w);
-        for (size_t i = 0; i < n; i++)
-                if (v[i] < 0)
-                        json_null(w);
-                else
-                        json_decimal(w, v[i], decimals);
-        json_array_end(w);
-}
-
-static void json_interval(JsonWriter *w, const Comparison *c, int decimals) {
-        json_key(w, "ci95");
-        if (isinf(c->change.lo))
-                json_null(w);
-        else {
-                json_array_begin(w);
-                json_decimal(w, c->change.lo, decimals);
-                json_decimal(w, c->change.hi, decimals);
-                json_array_end(w);
-        }
-        json_key(w, "confidence");
-        json_decimal(w, c->change.confidence, 4);
-}
-
-/* "knob" and "value" as one string each ("gro_flush_timeout,napi_defer_hard_irqs", "0,0"), then each setting. */
-static void json_candidate(JsonWriter *w, const Experiment *e, const Trial *t) {
+/* A JSON row's candidate: "knob" and "value" as one string each ("gro_flush_timeout,napi_defer_hard_irqs",
+ * "0,0"), each setting, and the baseline's side of each (null: partly on, as a feature set can be). */
+static void json_candidate(Out *o, const Experiment *e, const Trial *t) {
         /* At most _KNOB_MAX names of under 32 and values of under KNOB_VALUE_MAX: it all fits. */
         char knobs[_KNOB_MAX * 32] = "", values[_KNOB_MAX * (KNOB_VALUE_MAX + 1)] = "";
 
+        if (!o->json)
+                return;
         for (size_t i = 0; i < t->cand.n; i++) {
                 char v[KNOB_VALUE_MAX];
                 if (i > 0) {
@@ -174,147 +57,227 @@ static void json_candidate(JsonWriter *w, const Experiment *e, const Trial *t) {
                 strncat(values, knob_format_value(t->cand.settings[i].knob, t->cand.settings[i].value, v, sizeof(v)),
                         KNOB_VALUE_MAX - 1);
         }
-        json_kv_str(w, "knob", knobs);
-        json_kv_str(w, "value", values);
-        json_key(w, "settings");
-        json_object_begin(w);
-        for (size_t i = 0; i < t->cand.n; i++) {
-                json_key(w, knob_get(t->cand.settings[i].knob)->name);
-                json_knob_value(w, t->cand.settings[i].knob, t->cand.settings[i].value);
-        }
-        json_object_end(w);
-        /* The baseline's side of each setting: the NIC as found (null: partly on, as a feature set can be). */
-        json_key(w, "found");
-        json_object_begin(w);
+        out_json_str(o, "knob", knobs);
+        out_json_str(o, "value", values);
+        out_object_begin(o, "settings");
+        for (size_t i = 0; i < t->cand.n; i++)
+                out_json_knob(o, knob_get(t->cand.settings[i].knob)->name, t->cand.settings[i].knob, t->cand.settings[i].value);
+        out_object_end(o);
+        out_object_begin(o, "found");
         for (size_t i = 0; i < t->cand.n; i++) {
                 const KnobReading *r = &e->found[t->cand.settings[i].knob];
-                json_key(w, knob_get(t->cand.settings[i].knob)->name);
                 if (r->status == KNOB_STATUS_OK && !r->partial)
-                        json_knob_value(w, t->cand.settings[i].knob, r->value);
+                        out_json_knob(o, knob_get(t->cand.settings[i].knob)->name, t->cand.settings[i].knob, r->value);
                 else
-                        json_null(w);
+                        out_json_str(o, knob_get(t->cand.settings[i].knob)->name, NULL);
         }
-        json_object_end(w);
-        json_kv_str(w, "from", candidate_origin_to_string(t->cand.origin));
-        json_kv_str(w, "quirk", t->cand.quirk ? t->cand.quirk->id : NULL);
+        out_object_end(o);
+        out_json_str(o, "from", candidate_origin_to_string(t->cand.origin));
+        out_json_str(o, "quirk", t->cand.quirk ? t->cand.quirk->id : NULL);
 }
 
-static void json_arm(JsonWriter *w, const char *key, const Samples *s, size_t n, double median) {
-        json_key(w, key);
-        json_object_begin(w);
-        json_key(w, "median_mbps");
-        json_decimal(w, median, 1);
-        json_values(w, "mbps", s->mbps, n, 1);
-        json_values(w, "retransmits", s->retransmits, n, 0);
-        json_values(w, "cpu_percent", s->cpu, n, 1);
-        json_object_end(w);
+/* The change's 95 % interval (null without one) and its confidence: JSON's; the text has them in change_text(). */
+static void json_interval(Out *o, const Comparison *c, int decimals) {
+        JsonWriter *w = out_json(o);
+
+        if (!w)
+                return;
+        json_key(w, "ci95");
+        if (isinf(c->change.lo))
+                json_null(w);
+        else {
+                json_array_begin(w);
+                json_decimal(w, c->change.lo, decimals);
+                json_decimal(w, c->change.hi, decimals);
+                json_array_end(w);
+        }
+        out_json_decimal(o, "confidence", c->change.confidence, 4);
 }
 
-/* Each measured candidate in each direction: both arms' samples, the change with its interval, the verdict. */
-static void json_results(JsonWriter *w, const Experiment *e) {
-        json_key(w, "results");
-        json_array_begin(w);
-        for (size_t i = 0; i < e->n_trials; i++) {
-                const Trial *t = &e->trials[i];
+/* One arm of a row: its median (the text's column), then each round's samples (-1: null), JSON's. */
+static void arm_show(Out *o, const char *key, const Samples *s, size_t n, double median) {
+        static const char *const keys[] = { "mbps", "retransmits", "cpu_percent" };
+        const double *v[] = { s->mbps, s->retransmits, s->cpu };
+        JsonWriter *w = out_json(o);
 
-                if (t->cand.skipped || t->rounds == 0)
+        out_object_begin(o, key);
+        out_decimal(o, "median_mbps", 1, "%9.0f ", median);
+        for (size_t k = 0; w && k < ELEMENTSOF(keys); k++) {
+                json_key(w, keys[k]);
+                json_array_begin(w);
+                for (size_t i = 0; i < n; i++)
+                        if (v[k][i] < 0)
+                                json_null(w);
+                        else
+                                json_decimal(w, v[k][i], k == 1 ? 0 : 1);
+                json_array_end(w);
+        }
+        out_object_end(o);
+}
+
+/* A measured candidate: a row per direction (the table's line, JSON's object), then why it stopped early. */
+static void trial_show(Out *o, const Experiment *e, const Trial *t) {
+        char name[160], from[96], change[96], label[256];
+        bool first = true;
+
+        snprintf(label, sizeof(label), "%s (%s)", candidate_settings_string(&t->cand, name, sizeof(name)),
+                 results_trial_from(t, from, sizeof(from)));
+        if (strlen(label) > 44) { /* its own line, the figures below it */
+                out_text(o, "%s\n", label);
+                first = false;
+        }
+        for (Direction d = 0; d < _DIRECTION_MAX; d++) {
+                const Comparison *c = &t->cmp[d];
+
+                if (!e->directions[d])
                         continue;
-                for (Direction d = 0; d < _DIRECTION_MAX; d++) {
-                        const Comparison *c = &t->cmp[d];
-
-                        if (!e->directions[d])
-                                continue;
-                        json_object_begin(w);
-                        json_candidate(w, e, t);
-                        json_kv_str(w, "direction", experiment_direction_names[d]);
-                        json_kv_u64(w, "rounds", t->rounds);
-                        json_arm(w, "baseline", &t->s[ARM_BASELINE][d], t->rounds, c->baseline);
-                        json_arm(w, "candidate", &t->s[ARM_CANDIDATE][d], t->rounds, c->candidate);
-                        json_key(w, "change_mbps");
-                        json_decimal(w, c->change.estimate, 1);
-                        json_key(w, "relative");
-                        json_decimal(w, c->relative, 4);
-                        json_interval(w, c, 1);
-                        json_kv_str(w, "verdict", verdict_to_string(c->verdict));
-                        json_kv_str(w, "why", c->why);
-                        json_object_end(w);
-                }
+                out_object_begin(o, NULL);
+                json_candidate(o, e, t);
+                out_text(o, "%-44s ", first ? label : "");
+                out_str(o, "direction", "%-9s ", experiment_direction_names[d]);
+                out_json_u64(o, "rounds", t->rounds);
+                arm_show(o, "baseline", &t->s[ARM_BASELINE][d], t->rounds, c->baseline);
+                arm_show(o, "candidate", &t->s[ARM_CANDIDATE][d], t->rounds, c->candidate);
+                out_text(o, " %-30s ", change_text(c, false, change, sizeof(change)));
+                out_json_decimal(o, "change_mbps", c->change.estimate, 1);
+                out_json_decimal(o, "relative", c->relative, 4);
+                json_interval(o, c, 1);
+                out_str(o, "verdict", "%s", verdict_to_string(c->verdict));
+                out_str(o, "why", " (%s)", c->why);
+                out_text(o, "\n");
+                out_object_end(o);
+                first = false;
         }
-        json_array_end(w);
+        if (t->failed[0])
+                out_text(o, "%-44s stopped after %zu round%s: %s\n", "", t->rounds, t->rounds == 1 ? "" : "s", t->failed);
 }
 
-static void json_idle_power(JsonWriter *w, const Experiment *e) {
-        json_key(w, "idle_power");
-        json_object_begin(w);
-        json_kv_str(w, "not_measurable", e->rapl.why);
-        json_key(w, "results");
-        json_array_begin(w);
+/* Idle power, for the candidates it was measured with (t->power: never where RAPL is not measurable), or why not. */
+static void idle_power_show(Out *o, const Experiment *e, bool any_power) {
+        char name[160], change[96];
+
+        out_object_begin(o, "idle_power");
+        out_str(o, "not_measurable", "\nIdle power: not measurable here: %s.\n", e->rapl.why);
+        if (any_power)
+                out_text(o, "\nIdle power (RAPL package counters, link idle, %u s per sample):\n", e->idle_seconds);
+        out_array_begin(o, "results");
         for (size_t i = 0; i < e->n_trials; i++) {
                 const Trial *t = &e->trials[i];
+                const Comparison *c = &t->power_cmp;
 
                 if (!t->power || t->rounds == 0)
                         continue;
-                json_object_begin(w);
-                json_candidate(w, e, t);
-                json_key(w, "baseline_watts");
-                json_decimal(w, t->power_cmp.baseline, 3);
-                json_key(w, "candidate_watts");
-                json_decimal(w, t->power_cmp.candidate, 3);
-                json_key(w, "change_watts");
-                json_decimal(w, t->power_cmp.change.estimate, 3);
-                json_interval(w, &t->power_cmp, 3);
-                json_object_end(w);
+                out_object_begin(o, NULL);
+                json_candidate(o, e, t);
+                out_text(o, "  %-42s ", candidate_settings_string(&t->cand, name, sizeof(name)));
+                out_decimal(o, "baseline_watts", 3, "%.2f W -> ", c->baseline);
+                out_decimal(o, "candidate_watts", 3, "%.2f W, ", c->candidate);
+                out_json_decimal(o, "change_watts", c->change.estimate, 3);
+                json_interval(o, c, 3);
+                out_text(o, "%s: %s\n", change_text(c, true, change, sizeof(change)),
+                         c->change.lo > 0 ? "costs power" : c->change.hi < 0 ? "saves power" : "no measurable difference");
+                out_object_end(o);
         }
-        json_array_end(w);
-        json_object_end(w);
+        out_array_end(o);
+        out_object_end(o);
 }
 
-static void json_not_measured(JsonWriter *w, const Experiment *e) {
-        char why[160];
+/* What was not measured: the text lists the skipped (the table has those stopped before them), JSON both. */
+static void not_measured_show(Out *o, const Experiment *e) {
+        char name[160], why[160];
+        size_t k = 0;
 
-        json_key(w, "not_measured");
-        json_array_begin(w);
+        out_array_begin(o, "not_measured");
         for (size_t i = 0; i < e->n_trials; i++) {
                 const Trial *t = &e->trials[i];
+                const char *reason = t->cand.skipped ? candidate_skip_reason(&t->cand, why, sizeof(why))
+                                                     : t->failed[0] ? t->failed : "stopped before it";
 
                 if (!t->cand.skipped && t->rounds > 0)
                         continue;
-                json_object_begin(w);
-                json_candidate(w, e, t);
-                json_kv_str(w, "why", t->cand.skipped ? candidate_skip_reason(&t->cand, why, sizeof(why))
-                                                      : t->failed[0] ? t->failed : "stopped before it");
-                json_object_end(w);
+                out_object_begin(o, NULL);
+                json_candidate(o, e, t);
+                out_json_str(o, "why", reason);
+                out_object_end(o);
+                if (t->cand.skipped)
+                        out_text(o, "%s %s (%s)", k++ ? "," : "\nNot measured:", candidate_settings_string(&t->cand, name, sizeof(name)),
+                                 reason);
         }
-        json_array_end(w);
+        out_array_end(o);
+        if (k > 0)
+                out_text(o, "\n");
 }
 
-static void results_json(const Experiment *e, FILE *f) {
-        JsonWriter w = json_writer(f);
-        char kernel[32], server[300];
+/* What "helps" means and what to do with what helped: the text's. */
+static void footer_show(Out *o, const Experiment *e) {
+        size_t helped = e->n_helped;
 
-        json_object_begin(&w);
-        json_kv_u64(&w, "schema", REPORT_JSON_SCHEMA);
-        json_key(&w, "nic");
-        json_object_begin(&w);
-        report_nic_json_members(&w, e->nic);
-        json_object_end(&w);
-        json_kv_str(&w, "kernel", kernel_version_to_string(&e->c.machine.kernel, kernel, sizeof(kernel)));
-        snprintf(server, sizeof(server), "%s:%u", e->host, e->port);
-        json_kv_str(&w, "server", server);
-        json_kv_u64(&w, "rounds", e->rounds);
-        json_kv_u64(&w, "seconds", e->seconds);
-        json_key(&w, "practical_size");
-        json_decimal(&w, EXPERIMENT_PRACTICAL, 2);
-        json_key(&w, "line_rate_mbps");
-        if (e->line_mbps > 0)
-                json_u64(&w, (uint64_t) e->line_mbps);
+        if (o->json)
+                return;
+        out_text(o, "\n\"helps\": the 95 %% interval excludes 0 and the change is at least %.0f %% of the baseline.\n",
+                 EXPERIMENT_PRACTICAL * 100);
+        if (e->cut)
+                out_text(o, "Interrupted: run it again to measure every candidate in full.\n");
+        else if (helped > 0)
+                out_text(o, "%zu candidate%s helped%s. --write-config FILE keeps %s; --report FILE writes the numbers and a quirk "
+                         "entry draft for a bug report.\n", helped, helped == 1 ? "" : "s",
+                         helped == 1 ? "" : " (each measured alone: check them together before keeping all)",
+                         helped == 1 ? "it" : "them");
         else
-                json_null(&w);
-        json_results(&w, e);
-        json_idle_power(&w, e);
-        json_not_measured(&w, e);
-        json_object_end(&w);
-        json_end(&w);
+                out_text(o, "Nothing helped measurably on this link.\n");
+}
+
+/* The whole output, one walk: the run, a table line (a JSON row) per measured candidate and direction, idle power,
+ * what was not measured, the footer. */
+static void results_show(const Experiment *e, FILE *f, bool json) {
+        char chip[160], kernel[32], server[300];
+        bool any_power = false;
+        Out o;
+
+        out_init(&o, f, json);
+        out_document_begin(&o);
+        out_text(&o, "%s (%s), %s; ", e->ifname, e->nic->slot, report_chip_line(e->nic, chip, sizeof(chip)));
+        if (json) {
+                out_object_begin(&o, "nic");
+                report_nic_json_members(out_json(&o), e->nic);
+                out_object_end(&o);
+        }
+        out_json_str(&o, "kernel", kernel_version_to_string(&e->c.machine.kernel, kernel, sizeof(kernel)));
+        snprintf(server, sizeof(server), "%s:%u", e->host, e->port);
+        out_str(&o, "server", "iperf3 against %s, ", server);
+        out_u64(&o, "rounds", "%" PRIu64 " round", e->rounds);
+        out_text(&o, "%s", e->rounds == 1 ? "" : "s");
+        out_u64(&o, "seconds", " of %" PRIu64 " s per arm and direction.\n", e->seconds);
+        out_json_decimal(&o, "practical_size", EXPERIMENT_PRACTICAL, 2);
+        if (e->line_mbps > 0)
+                out_u64(&o, "line_rate_mbps", "The link runs at %" PRIu64 " Mb/s: ", (uint64_t) e->line_mbps);
+        else
+                out_json_str(&o, "line_rate_mbps", NULL);
+        if (e->line_mbps > 0)
+                out_text(&o, "a baseline at %.0f %% of that or more cannot get faster (cannot-tell).\n", EXPERIMENT_LINE_RATE * 100);
+        out_text(&o, "\n%-44s %-9s %9s %9s  %-30s %s\n", "CANDIDATE (FROM)", "DIRECTION", "BASELINE", "WITH IT",
+                 "CHANGE Mb/s [95 % CI]", "VERDICT");
+        out_array_begin(&o, "results");
+        for (size_t i = 0; i < e->n_trials; i++) {
+                const Trial *t = &e->trials[i];
+                char name[160], from[96], label[256];
+
+                if (t->cand.skipped)
+                        continue;
+                if (t->rounds == 0) {
+                        snprintf(label, sizeof(label), "%s (%s)", candidate_settings_string(&t->cand, name, sizeof(name)),
+                                 results_trial_from(t, from, sizeof(from)));
+                        out_text(&o, "%-44s %s\n", label, t->failed[0] ? t->failed : "not measured (stopped before it)");
+                        continue;
+                }
+                trial_show(&o, e, t);
+                any_power = any_power || t->power;
+        }
+        out_array_end(&o);
+        idle_power_show(&o, e, any_power);
+        not_measured_show(&o, e);
+        footer_show(&o, e);
+        out_document_end(&o);
 }
 
 /* One line of numbers per direction, for the drop-in's comments and the quirk draft's evidence. */
@@ -515,10 +478,7 @@ static void write_report(FILE *f, const void *userdata) {
 }
 
 void results_output(Experiment *e) {
-        if (e->o->json)
-                results_json(e, stdout);
-        else
-                results_text(e, stdout);
+        results_show(e, stdout, e->o->json);
         if (e->o->write_config) {
                 /* The configuration's own drop-in directory, made now if it is missing; elsewhere, to be copied there. */
                 bool dropin = experiment_dropin_dir(e->o, e->o->write_config, e->n_helped > 0) == 0;
@@ -550,5 +510,5 @@ void results_interrupted(Experiment *e) {
         }
         experiment_compare_trials(e);
         printf("Interrupted: what was measured before it, incomplete (nothing was written).\n");
-        results_text(e, stdout);
+        results_show(e, stdout, false);
 }

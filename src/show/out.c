@@ -119,6 +119,13 @@ void out_u64_(Out *o, const char *key, const char *fmt, uint64_t value) {
                 fprintf(o->f, fmt, value);
 }
 
+void out_decimal_(Out *o, const char *key, int decimals, const char *fmt, double value) {
+        if (json_at(o, key))
+                json_decimal(&o->w, value, decimals);
+        else
+                fprintf(o->f, fmt, value);
+}
+
 void out_knob_value_(Out *o, const char *key, const char *fmt, KnobId k, uint64_t value) {
         char v[KNOB_VALUE_MAX];
 
