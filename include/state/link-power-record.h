@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -26,3 +27,5 @@ int link_power_record_save(const char *state_dir, const char *slot, const LinkPo
  */
 int link_power_record_load(const char *state_dir, const char *slot, LinkPowerRecord *ret);
 int link_power_record_remove(const char *state_dir, const char *slot);
+/* Whether "<slot><suffix>" is a record, or its temporary file, of a daemon that is gone. */
+bool link_power_record_is_leftover(const char *suffix);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 /*
@@ -11,10 +12,11 @@
  */
 int lock_nic(const char *state_dir, const char *slot, unsigned wait_ms);
 /*
- * Removes the temporary journals crashed writers left and old link power records (the
- * daemon, once at start); returns how many it left because their slot's lock was held.
+ * Removes each "<slot><suffix>" file for which leftover(suffix) is true (what writers that are
+ * gone left: the daemon, once at start), each under its slot's lock; returns how many it left
+ * because their slot's lock was held.
  */
-unsigned lock_remove_leftovers(const char *state_dir);
+unsigned lock_remove_leftovers(const char *state_dir, bool (*leftover)(const char *suffix));
 /*
  * The service's lock, <state_dir>/daemon.lock: the daemon holds it while it
  * runs (lock_service), the commands ask whether someone does

@@ -67,8 +67,9 @@ int undo_record(UndoJournal *j, KnobBackendId kind, const char *name, uint64_t o
  */
 void undo_settle(UndoEntry *e, uint64_t now);
 void undo_remove(UndoJournal *j, UndoEntry *e);
-/* The temporary journal of versions before 0.2 (lock_remove_leftovers() removes it). */
-#define UNDO_TMP_SUFFIX ".tmp"
+/* Whether "<slot><suffix>" is a journal a writer that is gone left half-written: write_file_atomic's
+ * temporary ".XXXXXX", or the ".tmp" of versions before 0.2. */
+bool undo_is_leftover(const char *suffix);
 /*
  * Saves the journal whole, 0600, as write_file_atomic() writes (a temporary <slot>.XXXXXX renamed
  * over it; the caller holds the slot's lock); an empty journal is removed.

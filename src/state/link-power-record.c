@@ -76,6 +76,11 @@ int link_power_record_load(const char *state_dir, const char *slot, LinkPowerRec
         return 0;
 }
 
+bool link_power_record_is_leftover(const char *suffix) {
+        return streq(suffix, ".linkpower") || streq(suffix, ".linkpower.tmp") ||
+               (strncmp(suffix, ".linkpower.", 11) == 0 && strlen(suffix) == strlen(".linkpower.XXXXXX"));
+}
+
 int link_power_record_remove(const char *state_dir, const char *slot) {
         char path[4096];
         int r = link_power_record_path(state_dir, slot, "", path, sizeof(path));

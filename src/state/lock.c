@@ -6,8 +6,8 @@
 #include <time.h>
 
 #include "base/util.h"
+#include "kernel/nic.h"
 #include "state/lock.h"
-#include "state/undo.h"
 
 static int lock_open(const char *state_dir, const char *name) {
         _cleanup_free_ char *path = NULL;
@@ -26,12 +26,11 @@ static int lock_open(const char *state_dir, const char *name) {
 }
 
 /*
- * What a daemon and writers that are gone left: "<slot>.XXXXXX" (write_file_atomic's temporary
- * journal), "<slot>.tmp" (earlier versions), "<slot>.linkpower.XXXXXX" and link power records (state/link-power-record.c: the daemon that
- * sampled is gone). Once, when the daemon starts: under a NIC's lock a leftover is simply
- * overwritten, so the hot path never lists the directory or looks for them one by one.
+ * Once, when the daemon starts: under a NIC's lock a leftover is simply overwritten, so the hot
+ * path never lists the directory or looks for them one by one. Which names are leftovers is
+ * their owners' to say.
  */
-unsigned lock_remove_leftovers(const char *state_dir) {
+unsigned lock_remove_leftovers(const char *state_dir, bool (*leftover)(const char *suffix)) {
         _cleanup_closedir_ DIR *d = opendir(state_dir);
         unsigned busy = 0;
 
@@ -47,11 +46,7 @@ unsigned lock_remove_leftovers(const char *state_dir) {
                 slot[PCI_SLOT_LEN - 1] = 0;
                 if (!pci_slot_valid(slot))
                         continue;
-                if (!streq(de->d_name + PCI_SLOT_LEN - 1, UNDO_TMP_SUFFIX) &&
-                    !streq(de->d_name + PCI_SLOT_LEN - 1, ".linkpower") &&
-                    !streq(de->d_name + PCI_SLOT_LEN - 1, ".linkpower.tmp") &&
-                    !(n == PCI_SLOT_LEN - 1 + 17 && !strncmp(de->d_name + PCI_SLOT_LEN - 1, ".linkpower.", 11)) &&
-                    !(n == PCI_SLOT_LEN - 1 + 7 && !streq(de->d_name + PCI_SLOT_LEN, "lock")))
+                if (!leftover(de->d_name + PCI_SLOT_LEN - 1))
                         continue;
                 /* Only with the slot's lock: a command may be writing it this very moment. */
                 _cleanup_close_ int lock = lock_nic(state_dir, slot, 0);

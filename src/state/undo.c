@@ -303,6 +303,10 @@ static void text_write(FILE *f, const void *userdata) {
         (void) fwrite(t->text, 1, t->len, f);
 }
 
+bool undo_is_leftover(const char *suffix) {
+        return streq(suffix, ".tmp") || (suffix[0] == '.' && strlen(suffix) == 7);
+}
+
 int undo_save(UndoJournal *j) {
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
