@@ -46,6 +46,7 @@ int iperf_binary_open(const char *path, char *err, size_t size);
 /* The user root's iperf3 runs as (systemd/r8169-tuned.sysusers), if it exists with a uid and group
  * of its own (not root's, not nobody's uid); else "nobody". */
 #define IPERF_USER "_r8169-tuned-iperf"
+/* Root's iperf3 runs as IPERF_USER (true), or as nobody; true when not root. */
 bool iperf_user_exists(void);
 /*
  * Runs one test. The child holds no privilege: run as root, it runs as IPERF_USER (no groups,

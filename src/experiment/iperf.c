@@ -97,45 +97,31 @@ typedef struct Credentials {
         const char *name;
 } Credentials;
 
-/* IPERF_USER, if it is one to run as: not root's uid or group, not nobody's uid. */
-static bool iperf_user(uid_t *ret_uid, gid_t *ret_gid) {
-        struct passwd *pw = getpwnam(IPERF_USER);
-        uid_t uid;
-        gid_t gid;
+/*
+ * Root's child runs without privilege: iperf3 parses what a network peer sends (CVE-2023-38403).
+ * As IPERF_USER, a user of its own, so that no other process can ptrace it (a process of the same
+ * uid could: it is dumpable again after exec), if it is one to run as (not root's uid or group,
+ * not nobody's uid); as nobody where it is not, which the experiment says. Looked up once.
+ */
+static const Credentials *credentials(void) {
+        static Credentials cred;
+        static bool known;
+        struct passwd *pw;
 
-        if (!pw || pw->pw_uid == 0 || pw->pw_gid == 0)
-                return false;
-        uid = pw->pw_uid;
-        gid = pw->pw_gid;
-        pw = getpwnam("nobody"); /* (the same static buffer: uid and gid are copied first) */
-        if (pw && pw->pw_uid == uid)
-                return false;
-        *ret_uid = uid;
-        *ret_gid = gid;
-        return true;
+        if (known || geteuid() != 0)
+                return &cred;
+        known = true;
+        pw = getpwnam(IPERF_USER);
+        if (pw && pw->pw_uid != 0 && pw->pw_gid != 0)
+                cred = (Credentials) { .drop = true, .uid = pw->pw_uid, .gid = pw->pw_gid, .name = IPERF_USER };
+        pw = getpwnam("nobody"); /* (the same static buffer: what counts was copied first) */
+        if (!cred.drop || (pw && pw->pw_uid == cred.uid))
+                cred = (Credentials) { .drop = true, .uid = pw ? pw->pw_uid : 65534, .gid = pw ? pw->pw_gid : 65534, .name = "nobody" };
+        return &cred;
 }
 
 bool iperf_user_exists(void) {
-        uid_t uid;
-        gid_t gid;
-
-        return iperf_user(&uid, &gid);
-}
-
-/* Root's child runs without privilege: iperf3 parses what a network peer sends (CVE-2023-38403). As a
- * user of its own, so that no other process can ptrace it (a process of the same uid could: it is
- * dumpable again after exec); as nobody where that user is missing, which the experiment says. */
-static Credentials credentials(void) {
-        struct passwd *pw;
-        uid_t uid;
-        gid_t gid;
-
-        if (geteuid() != 0)
-                return (Credentials) {};
-        if (iperf_user(&uid, &gid))
-                return (Credentials) { .drop = true, .uid = uid, .gid = gid, .name = IPERF_USER };
-        pw = getpwnam("nobody");
-        return (Credentials) { .drop = true, .uid = pw ? pw->pw_uid : 65534, .gid = pw ? pw->pw_gid : 65534, .name = "nobody" };
+        return !credentials()->drop || streq(credentials()->name, IPERF_USER);
 }
 
 __attribute__((noreturn)) static void child_exec(const IperfRequest *req, const Credentials *cred, int out_fd) {
@@ -340,7 +326,7 @@ static int collect(int fd, uint64_t deadline, volatile sig_atomic_t *interrupted
 }
 
 int iperf_run(const IperfRequest *req, volatile sig_atomic_t *interrupted, IperfResult *ret, char *err, size_t size) {
-        Credentials cred = credentials();
+        const Credentials *cred = credentials();
         _cleanup_free_ char *out = NULL;
         IperfResult res;
         int fds[2], status = 0, r;
@@ -360,7 +346,7 @@ int iperf_run(const IperfRequest *req, volatile sig_atomic_t *interrupted, Iperf
                 return r;
         }
         if (pid == 0)
-                child_exec(req, &cred, fds[1]);
+                child_exec(req, cred, fds[1]);
         (void) setpgid(pid, pid); /* as the child does: whichever runs first, the group exists before any kill */
         close(fds[1]);
         r = collect(fds[0], now_monotonic_usec() + (uint64_t) (req->seconds + IPERF_GRACE_S) * 1000000u, interrupted,
@@ -378,12 +364,12 @@ int iperf_run(const IperfRequest *req, volatile sig_atomic_t *interrupted, Iperf
                 return r;
         if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && len == 0) {
                 snprintf(err, size, "cannot run %s%s%s (is iperf3 installed%s?)", req->binary ?: IPERF_BINARY,
-                         cred.drop ? " as " : "", cred.drop ? cred.name : "", cred.drop ? ", and can every user run it" : "");
+                         cred->drop ? " as " : "", cred->drop ? cred->name : "", cred->drop ? ", and can every user run it" : "");
                 return -ENOENT;
         }
         if (WIFEXITED(status) && WEXITSTATUS(status) == IPERF_EXIT_SETUP && len == 0) {
-                snprintf(err, size, "cannot start iperf3 without privileges (%s%s%sno new privileges)", cred.drop ? "as " : "",
-                         cred.drop ? cred.name : "", cred.drop ? ", " : "");
+                snprintf(err, size, "cannot start iperf3 without privileges (%s%s%sno new privileges)", cred->drop ? "as " : "",
+                         cred->drop ? cred->name : "", cred->drop ? ", " : "");
                 return -EPERM;
         }
         r = iperf_parse_json(out ?: "", len, &res, err, size);
