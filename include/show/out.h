@@ -46,14 +46,26 @@ void out_text(Out *o, const char *fmt, ...) _printf_(2, 3);
 /* Prose in the text only: wrapped to the terminal after first, further lines after indent (nothing when NULL). */
 void out_text_wrapped(Out *o, const char *first, const char *indent, const char *value);
 
-/* Both: JSON key: value; the text printf(fmt, value). */
+/* Both: JSON key: value; the text printf(fmt, value). The value must be of the type the call
+ * takes as written (a string; an unsigned integer; a floating-point number), not converted to
+ * it: a negative int given to out_u64 does not build. */
 #define OUT_FMT_CHECK(fmt, v) ((void) sizeof(printf(fmt, v)))
-#define out_str(o, key, fmt, v) (OUT_FMT_CHECK(fmt, (const char *) (v)), out_str_(o, key, fmt, v))
-#define out_u64(o, key, fmt, v) (OUT_FMT_CHECK(fmt, (uint64_t) (v)), out_u64_(o, key, fmt, v))
+#define OUT_TYPE_CHECK(v, ok, what) ((void) sizeof(struct { _Static_assert(ok, "the value is not " what); int x; }))
+#define OUT_IS_STRING(v) _Generic((v), char *: 1, const char *: 1, default: 0)
+#define OUT_IS_UNSIGNED(v) \
+        _Generic((v), bool: 1, unsigned char: 1, unsigned short: 1, unsigned: 1, unsigned long: 1, unsigned long long: 1, default: 0)
+#define OUT_IS_FLOATING(v) _Generic((v), float: 1, double: 1, default: 0)
+#define out_str(o, key, fmt, v) \
+        (OUT_TYPE_CHECK(v, OUT_IS_STRING(v), "a string"), OUT_FMT_CHECK(fmt, (const char *) (v)), out_str_(o, key, fmt, v))
+#define out_u64(o, key, fmt, v) \
+        (OUT_TYPE_CHECK(v, OUT_IS_UNSIGNED(v), "unsigned"), OUT_FMT_CHECK(fmt, (uint64_t) (v)), out_u64_(o, key, fmt, v))
 /* A measurement: JSON's number with decimals places, the text's as its format rounds it. */
-#define out_decimal(o, key, decimals, fmt, v) (OUT_FMT_CHECK(fmt, (double) (v)), out_decimal_(o, key, decimals, fmt, v))
+#define out_decimal(o, key, decimals, fmt, v) \
+        (OUT_TYPE_CHECK(v, OUT_IS_FLOATING(v), "a floating-point number"), OUT_FMT_CHECK(fmt, (double) (v)), \
+         out_decimal_(o, key, decimals, fmt, v))
 /* A knob's value: true/false or a number in JSON, the knob's own words in the text ("on", "1"). */
-#define out_knob_value(o, key, fmt, k, v) (OUT_FMT_CHECK(fmt, ""), out_knob_value_(o, key, fmt, k, v))
+#define out_knob_value(o, key, fmt, k, v) \
+        (OUT_TYPE_CHECK(v, OUT_IS_UNSIGNED(v), "unsigned"), OUT_FMT_CHECK(fmt, ""), out_knob_value_(o, key, fmt, k, v))
 void out_str_(Out *o, const char *key, const char *fmt, const char *value);
 void out_u64_(Out *o, const char *key, const char *fmt, uint64_t value);
 void out_decimal_(Out *o, const char *key, int decimals, const char *fmt, double value);

@@ -101,10 +101,10 @@ static void walk(Out *o) {
         out_str(o, "name", "name %s\n", "enp1s0");
         out_json_str(o, "only_json", NULL);
         out_text(o, "text only\n");
-        out_u64(o, "count", "count %" PRIu64 "\n", 42);
-        out_knob_value(o, "tso", "tso %s\n", KNOB_TSO, 1);
-        out_knob_value(o, "gro_flush_timeout", "gro_flush_timeout %s\n", KNOB_GRO_FLUSH_TIMEOUT, 20000);
-        out_str(o, "missing", "never %s\n", NULL);
+        out_u64(o, "count", "count %" PRIu64 "\n", 42u);
+        out_knob_value(o, "tso", "tso %s\n", KNOB_TSO, 1u);
+        out_knob_value(o, "gro_flush_timeout", "gro_flush_timeout %s\n", KNOB_GRO_FLUSH_TIMEOUT, 20000u);
+        out_str(o, "missing", "never %s\n", (const char *) NULL);
         out_array_begin(o, "list");
         out_str(o, NULL, " %s", "a");
         out_str(o, NULL, " %s", "b");
