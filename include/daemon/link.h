@@ -55,17 +55,32 @@ typedef struct LinkPowerControl {
         uint64_t summary_usec; /* the last hourly summary */
 } LinkPowerControl;
 
+/*
+ * What the daemon did with a NIC, as the bus's State says it (r8169-tuned(8)): the last apply's
+ * outcome, or given back. A NIC found a moment ago is TUNED until its first apply, which is
+ * queued at once. link_set_state() is the one place it changes, and says so at debug level.
+ */
+typedef enum LinkState {
+        LINK_STATE_TUNED,    /* every write of the last apply held, or none was due */
+        LINK_STATE_WAITING,  /* a knob waits for its interface */
+        LINK_STATE_FAILED,   /* a write failed or did not hold */
+        LINK_STATE_RELEASED, /* given back on request (Restore, Release): no apply, no drift handled, until Apply */
+        _LINK_STATE_MAX,
+} LinkState;
+
+const char *link_state_to_string(LinkState s);
+
 typedef struct Link {
         Nic nic;
         LinkIface ifaces[NIC_MAX_IFNAMES];
         KnobState knobs[_KNOB_MAX];
+        LinkState state;
         unsigned failed, unsupported, waiting; /* of the last apply */
         LinkPowerControl power;
         /* Work the manager has queued for it. */
         bool dirty;           /* re-apply at the next idle moment */
         unsigned drift_check; /* backends (1 << id) a notification said something changed in */
         bool queued;          /* in the manager's queue */
-        bool released;        /* given back on request (Restore): not applied, no drift handled, until Apply */
 } Link;
 
 /* What an operation needs the manager to do; 0: nothing. */
@@ -139,8 +154,10 @@ LinkWork link_power_window_done(Link *l, LinkEnv *e, uint64_t now_usec, uint64_t
 void link_restore(Link *l, LinkEnv *e, unsigned wait_ms, ApplyStats *st);
 /* The daemon stops: its link power record goes (nobody samples any more). */
 void link_stopped(Link *l, LinkEnv *e);
-/* Restore, then leave the NIC alone (no apply, no drift, no link power) until released is cleared. */
+/* Restore, then leave the NIC alone (no apply, no drift, no link power) until link_take_back(). */
 void link_release(Link *l, LinkEnv *e, unsigned wait_ms, ApplyStats *st);
+/* A released NIC is the daemon's again, in the state its last apply left (to be applied): whether it was released. */
+bool link_take_back(Link *l);
 
 /* Up with carrier: the ifindex to sample, 0 if none. */
 int link_sample_ifindex(const Link *l);

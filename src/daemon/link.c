@@ -117,7 +117,7 @@ static void link_power_prepare(Link *l, LinkEnv *e) {
 
 /* Sampled now or not: in charge, and the link up with carrier. */
 static LinkWork link_power_update(Link *l, LinkEnv *e) {
-        bool active = l->power.in_charge && !l->power.stopped && !l->released && link_sample_ifindex(l) > 0;
+        bool active = l->power.in_charge && !l->power.stopped && l->state != LINK_STATE_RELEASED && link_sample_ifindex(l) > 0;
         LinkWork w = 0;
 
         if (active && !l->power.active)
@@ -177,6 +177,32 @@ static LinkWork link_power_applied(Link *l, LinkEnv *e, const NicPlan *plan, con
         return link_power_update(l, e);
 }
 
+static const char *const link_state_names[_LINK_STATE_MAX] = {
+        [LINK_STATE_TUNED] = "tuned",
+        [LINK_STATE_WAITING] = "waiting",
+        [LINK_STATE_FAILED] = "failed",
+        [LINK_STATE_RELEASED] = "released",
+};
+
+const char *link_state_to_string(LinkState s) { return link_state_names[s]; }
+
+static LinkState link_applied_state(const Link *l) {
+        return l->failed ? LINK_STATE_FAILED : l->waiting ? LINK_STATE_WAITING : LINK_STATE_TUNED;
+}
+
+static void link_set_state(Link *l, LinkState s) {
+        if (s != l->state)
+                log_debug("%s: %s -> %s.", nic_ifname(&l->nic) ?: l->nic.slot, link_state_names[l->state], link_state_names[s]);
+        l->state = s;
+}
+
+bool link_take_back(Link *l) {
+        if (l->state != LINK_STATE_RELEASED)
+                return false;
+        link_set_state(l, link_applied_state(l));
+        return true;
+}
+
 /* What the last plan asked of each knob: what drift is measured against. */
 static void link_note_desired(Link *l, const NicPlan *plan, const ApplyStats *st) {
         for (int i = 0; i < _KNOB_MAX; i++)
@@ -189,6 +215,7 @@ static void link_note_desired(Link *l, const NicPlan *plan, const ApplyStats *st
         l->failed = st->failed;
         l->waiting = st->waiting;
         l->unsupported = st->unsupported;
+        link_set_state(l, link_applied_state(l));
 }
 
 LinkWork link_apply(Link *l, LinkEnv *e) {
@@ -202,7 +229,7 @@ LinkWork link_apply(Link *l, LinkEnv *e) {
         LinkWork w;
         size_t k = 0;
 
-        if (l->released)
+        if (l->state == LINK_STATE_RELEASED)
                 return 0;
         /* Read, plan, write and record as the only writer of this NIC; never wait in the event loop. */
         lock = lock_nic(e->opts->state_dir, l->nic.slot, 0);
@@ -257,7 +284,7 @@ LinkWork link_check_drift(Link *l, LinkEnv *e, unsigned backends) {
         KnobReading now[_KNOB_MAX] = {};
         bool marked = false;
 
-        if (l->released)
+        if (l->state == LINK_STATE_RELEASED)
                 return 0;
         for (int b = 0; b < _KNOB_BACKEND_MAX; b++)
                 if (backends & (1u << b))
@@ -469,7 +496,7 @@ void link_restore(Link *l, LinkEnv *e, unsigned wait_ms, ApplyStats *st) {
 }
 
 void link_release(Link *l, LinkEnv *e, unsigned wait_ms, ApplyStats *st) {
-        l->released = true;
+        link_set_state(l, LINK_STATE_RELEASED);
         l->dirty = false;
         l->drift_check = 0;
         /* Link power hands L1 back too: no sample may take the original for someone else's write. */

@@ -151,10 +151,9 @@ static int holder_gone(sd_bus_track *t, void *userdata) {
                 if (m->holders[i].track != t)
                         continue;
                 l = link_set_find_slot(&m->links, m->holders[i].slot);
-                if (l && l->released) {
+                if (l && link_take_back(l)) {
                         log_nic(LOG_NOTICE, R8T_MESSAGE_NIC_TUNED, &l->nic, 0,
                                 "taken back: the caller it was let go of for has left the bus; applying");
-                        l->released = false;
                         manager_mark_dirty(m, l);
                 }
                 holder_drop(m, i);
@@ -204,9 +203,8 @@ static int method_apply(sd_bus_message *msg, void *userdata, sd_bus_error *error
                 if (selected[i]) {
                         Link *l = &m->links.links[i];
                         holders_drop_slot(m, l->nic.slot);
-                        if (l->released)
+                        if (link_take_back(l))
                                 log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, &l->nic, 0, "taken back on request; applying");
-                        l->released = false;
                         /* Done before the answer: a caller (r8169-tuned apply) asks Verify next what did not hold. */
                         manager_apply_now(m, l);
                         n++;
@@ -367,7 +365,7 @@ static int method_verify(sd_bus_message *msg, void *userdata, sd_bus_error *erro
                 bool yielded[_KNOB_MAX];
                 NicPlan plan;
 
-                if (l->released)
+                if (l->state == LINK_STATE_RELEASED)
                         continue;
                 backend_begin(&m->c.backend, &l->nic, l->ifaces[0].ifindex > 0 ? l->ifaces[0].ifindex : l->ifaces[0].absent ? -1 : 0);
                 context_plan_nic_daemon(&m->c, &l->nic, l->power.stopped ? NULL : &l->power.plan, current, &plan);
@@ -472,7 +470,7 @@ static int nic_property(sd_bus *bus, const char *path, const char *interface, co
         if (streq(property, "Driver"))
                 return sd_bus_message_append(reply, "s", l->nic.driver);
         if (streq(property, "State"))
-                return sd_bus_message_append(reply, "s", l->released ? "released" : l->failed ? "failed" : l->waiting ? "waiting" : "tuned");
+                return sd_bus_message_append(reply, "s", link_state_to_string(l->state));
         /* Failures: why each write of the last apply that failed did (name, text), as the journal says it. */
         if (streq(property, "Failures")) {
                 int r = sd_bus_message_open_container(reply, 'a', "(ss)");
