@@ -42,6 +42,8 @@ void json_words(JsonWriter *w, const char *words);
 static inline void json_kv_str(JsonWriter *w, const char *k, const char *v) { json_key(w, k); json_str(w, v); }
 static inline void json_kv_u64(JsonWriter *w, const char *k, uint64_t v) { json_key(w, k); json_u64(w, v); }
 static inline void json_kv_bool(JsonWriter *w, const char *k, bool v) { json_key(w, k); json_bool(w, v); }
+/* v where it is known, null where not. */
+void json_kv_u64_or_null(JsonWriter *w, const char *k, bool known, uint64_t v);
 static inline void json_kv_null(JsonWriter *w, const char *k) { json_key(w, k); json_null(w); }
 /* The end of a document: a newline after the outermost value. */
 void json_end(JsonWriter *w);

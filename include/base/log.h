@@ -19,7 +19,6 @@ typedef enum LogTarget {
 } LogTarget;
 
 /* "auto", "stderr", "journal" and back. */
-const char *log_target_to_string(LogTarget t);
 LogTarget log_target_from_string(const char *s);
 
 void log_set_max_level(int level);

@@ -13,9 +13,7 @@
 #include <unistd.h>
 
 #define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
-#define _unused_ __attribute__((unused))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
-#define _warn_unused_ __attribute__((warn_unused_result))
 
 /* Hand a pointer over to someone else: the cleanup of the old owner sees NULL. */
 #define TAKE_PTR(p) ({ typeof(p) _p = (p); (p) = NULL; _p; })
@@ -99,6 +97,8 @@ int write_file_atomic(const char *path, mode_t mode, void (*writer)(FILE *f, con
 const char *write_file_refusal(int r);
 /* s with control characters escaped (\n, \t, \xNN), cut to fit buf: text from elsewhere, safe for a terminal or the journal. */
 const char *printable(const char *s, char *buf, size_t size);
+/* *s, then a space and word (s NULL: word alone), reallocated: 0 or -ENOMEM. */
+int str_append_word(char **s, const char *word);
 /* The index of s in a string table (NULL entries skipped), -EINVAL if it is none of them. */
 int string_table_lookup(const char *const *table, size_t n, const char *s);
 /* Escapes a string for a JSON document into a FILE. */

@@ -43,6 +43,3 @@ int service_nic_state(sd_bus *bus, const char *slot, char *buf, size_t size);
 int service_verify(sd_bus *bus, const Options *o, Verification *vd, char **profile);
 /* The running service's verdict in one line (for status); false when no service answers. */
 bool service_verify_summary(sd_bus *bus, const Options *o, char *buf, size_t size);
-/* After an Apply through the service: every knob of the NICs named that is not as planned, said
- * as an error each; how many, or -errno when the service did not answer. */
-int service_verify_failures(sd_bus *bus, const Options *o);

@@ -124,8 +124,6 @@ LinkWork link_apply(Link *l, LinkEnv *e);
 LinkWork link_check_drift(Link *l, LinkEnv *e, unsigned backends);
 /* An ethtool notification of these backends with its features (NULL: not decoded): backends still to read. */
 unsigned link_ethtool_notified(const Link *l, unsigned backends, const EthtoolFeatures *features);
-/* Whether knob k, of one of these backends, is held at a value the kernel no longer has. */
-bool link_knob_drifted(const Link *l, unsigned backends, KnobId k, const KnobReading now[_KNOB_MAX]);
 
 /* rtnetlink: interface k is there (ifindex, flags), or is gone. */
 LinkWork link_iface_changed(Link *l, LinkEnv *e, size_t k, int ifindex, bool up, bool carrier);
@@ -141,8 +139,6 @@ typedef enum LinkPowerWant {
 } LinkPowerWant;
 
 LinkPowerWant link_power_want(const Link *l);
-/* Dynamic link power ends for this link until a reload: said once, at notice, with why (a string that lives on). */
-void link_power_stop(Link *l, LinkEnv *e, const char *why);
 /* No packet socket for the link's wake (r: why), said with what grants one, and link power stopped. */
 void link_power_no_socket(Link *l, LinkEnv *e, int r);
 /* Busy: one sample of dynamic link power (tx timeouts, L1 as we left it, the packet counters). */

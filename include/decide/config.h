@@ -37,11 +37,6 @@ typedef enum DriftPolicy {
         _DRIFT_POLICY_INVALID = -EINVAL,
 } DriftPolicy;
 
-/* "reassert", "leave" and back. */
-const char *drift_policy_to_string(DriftPolicy p);
-DriftPolicy drift_policy_from_string(const char *s);
-
-
 /* Where a configured value came from. */
 
 typedef struct ConfigDevice {
@@ -101,5 +96,3 @@ static inline SlotClaims config_claims(const Config *c) { return (SlotClaims) { 
 const LinkPowerSetting *config_link_power(const Config *c, const Nic *n, const Machine *m, bool *ret_by_device);
 /* Whether this NIC's suggestions are applied: the last matching [device] that says, else [global]. */
 const SuggestionsSetting *config_suggestions(const Config *c, const Nic *n, const Machine *m);
-/* The keys of a section ("global" or "device"), for messages and the man page test. */
-void config_keys_print(FILE *f, const char *section);

@@ -60,13 +60,6 @@ typedef struct Context {
  * slots the configuration claims). */
 int context_open(Context *c, const Options *o, bool policy);
 void context_done(Context *c);
-/*
- * The one way policy is loaded, by the commands and the daemon alike: config and quirks
- * into the given structs. A mistake never stops tuning: a file with a problem is left out
- * as a whole and everything else loaded; every problem is logged (file:line, with
- * MESSAGE_ID) and kept in problems (which the caller frees with diag_done()).
- */
-void context_read_policy(const Options *o, Config *config, QuirkDb *quirks, Diagnostics *problems);
 /* The same, saying nothing (the caller shows the problems itself). */
 void context_read_policy_quiet(const Options *o, Config *config, QuirkDb *quirks, Diagnostics *problems);
 /* context_read_policy() into c (replacing what it had), then the profile. */
@@ -85,8 +78,6 @@ void context_check_policy(const Options *o, Config *config, QuirkDb *quirks, Dia
 int context_open_selected(Context *c, const Options *o, bool policy, bool **ret_selected);
 /* Whether a NIC's link had a tx timeout: its counters, or a guard recorded this boot. */
 bool context_tx_guard(Context *c, const Nic *n, uint64_t *ret_timeouts);
-/* Whether a tx timeout on this NIC's board, slot and chip is remembered (entries with guard = tx-timeout stay off). */
-bool context_board_guard(Context *c, const Nic *n);
 /* restore: forgets it, said in the journal. */
 void context_forget_board_guard(Context *c, const Nic *n);
 /* Records a new tx-timeout guard for this boot and says so once, with its own MESSAGE_ID. */
@@ -101,8 +92,6 @@ void context_plan_nic_read(Context *c, const Nic *n, const KnobReading current[_
  */
 void context_plan_nic_daemon(Context *c, const Nic *n, const PlanLinkPower *link_power, KnobReading current[_KNOB_MAX],
                              NicPlan *ret);
-/* Selects NICs by interface name or PCI slot (all when no arguments); -ENOENT names the first unknown one. */
-int context_select(Context *c, char **args, int n_args, bool *selected);
 /*
  * One check before anything is written: what a command that changes knobs needs
  * and lacks is said once (root on the real /sys, a writable state directory);

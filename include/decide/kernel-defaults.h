@@ -39,8 +39,6 @@ const char *kernel_defaults_path(const char *quirks_dir, char *buf, size_t size)
 /* Reads path; -ENOENT (no complaint) when it does not exist, else 0 and every problem in d. */
 int kernel_defaults_load(KernelDefaults *kd, const char *path, Diagnostics *d);
 void kernel_defaults_done(KernelDefaults *kd);
-/* The row that holds for a knob (by name) on a chip and release; NULL when the data has none. */
-const KernelDefault *kernel_defaults_find(const KernelDefaults *kd, const char *knob, unsigned mac, const KernelVersion *v);
 /* The rows that hold for a chip on a release, in file order; n_ret of at most size. */
 size_t kernel_defaults_for(const KernelDefaults *kd, unsigned mac, const KernelVersion *v, const KernelDefault **ret, size_t size);
 /* "5.17..6.1.53 6.2..6.4.16" as the releases of a row. */

@@ -19,7 +19,7 @@ typedef struct KnobChange {
         const Provenance *why;             /* NULL: none */
 } KnobChange;
 
+/* c NULL: a message of the NIC without a knob (tuned, ignored, gone), as log_nic() says it. */
 int log_nic_knob(int level, const char *message_id, const Nic *n, const KnobChange *c, int error, const char *fmt, ...)
         _printf_(6, 7);
-/* The same without a knob (a NIC tuned, ignored, gone). */
-int log_nic(int level, const char *message_id, const Nic *n, int error, const char *fmt, ...) _printf_(5, 6);
+#define log_nic(level, message_id, n, error, ...) log_nic_knob(level, message_id, n, NULL, error, __VA_ARGS__)

@@ -111,6 +111,8 @@ typedef struct PlanInput {
 void plan_nic(const PlanInput *in, NicPlan *ret);
 /* Where an item's value comes from, in a few words: "quirk ID", "FILE:LINE" or "r8169-tuned". */
 const char *plan_item_source(const PlanItem *it, char *buf, size_t size);
+/* Knob k's item in a list of a plan (items, held, suggested: each knob at most once), NULL if none. */
+const PlanItem *plan_items_find(const PlanItem *items, size_t n, KnobId k);
 /*
  * Pure: the knobs plan_nic can plan for this NIC (in->current is not looked at): what
  * quirks and configuration set or skip, the L1 family where dynamic link power is asked

@@ -22,7 +22,6 @@ typedef enum QuirkConfidence {
 
 /* "kernel", "measured", "reported" and back. */
 const char *confidence_to_string(QuirkConfidence c);
-QuirkConfidence confidence_from_string(const char *s);
 
 /*
  * Why a reported entry is only a suggestion (reported-because, required with that tier): its
@@ -39,7 +38,6 @@ typedef enum QuirkDoubt {
 
 /* "no-numbers", "contradicted", "unmeasured" and back; the label ("measurements disagree"). */
 const char *doubt_to_string(QuirkDoubt d);
-QuirkDoubt doubt_from_string(const char *s);
 const char *doubt_label(QuirkDoubt d);
 
 typedef struct Quirk {

@@ -19,7 +19,6 @@ typedef struct EthtoolError {
         char message[160]; /* extack text from the kernel, "" if none */
 } EthtoolError;
 
-
 int ethtool_nl_new(EthtoolNl **ret);
 EthtoolNl *ethtool_nl_free(EthtoolNl *e);
 DEFINE_TRIVIAL_CLEANUP_FUNC(EthtoolNl *, ethtool_nl_free);
@@ -35,7 +34,6 @@ void ethtool_nl_set_index(EthtoolNl *e, const char *ifname, int ifindex);
  * would not say (feature bitsets then travel by name). With them, feature requests ask for
  * compact bitsets.
  */
-const EthtoolStrings *ethtool_nl_feature_names(EthtoolNl *e);
 int ethtool_nl_features_get(EthtoolNl *e, const char *ifname, EthtoolFeatures *ret, EthtoolError *err);
 /*
  * Sets the named features. On success ret_refused lists the requested
@@ -48,12 +46,10 @@ int ethtool_nl_features_get(EthtoolNl *e, const char *ifname, EthtoolFeatures *r
 int ethtool_nl_features_set(EthtoolNl *e, const char *ifname, const char *const *names, const bool *values,
                             size_t n, EthtoolFeatures *ret_refused, EthtoolFeatures *ret_changed, EthtoolError *err);
 
-
 int ethtool_nl_attrs_get(EthtoolNl *e, uint8_t cmd, uint16_t header_attr, const char *ifname,
                          const uint8_t width[ETHTOOL_ATTRS_MAX], EthtoolAttrs *ret, EthtoolError *err);
 int ethtool_nl_attrs_set(EthtoolNl *e, uint8_t cmd, uint16_t header_attr, const char *ifname, const uint16_t *attrs,
                          const uint8_t *widths, const uint32_t *values, size_t n, EthtoolError *err);
-
 
 /*
  * The ethtool "monitor" multicast group: FEATURES_NTF and COALESCE_NTF when

@@ -77,7 +77,6 @@ typedef struct AttrsParse {
         EthtoolAttrs *attrs;
 } AttrsParse;
 
-
 /*
  * A SET reply (kernel-facts §7): WANTED lists exactly the requested bits the kernel did not
  * apply (with the value asked for), ACTIVE every bit whose state changed (with its new one).

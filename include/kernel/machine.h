@@ -53,8 +53,6 @@ typedef struct KernelVersion {
         bool known;
 } KernelVersion;
 
-/* "6.1", "6.1.53", and what uname and distributions add ("6.1.0-18-amd64"): the leading X.Y[.Z]. */
-int kernel_version_parse(const char *s, KernelVersion *ret);
 /* Exactly X.Y or X.Y.Z, nothing after: what a user or an entry writes. */
 int kernel_version_parse_strict(const char *s, KernelVersion *ret);
 int kernel_version_compare(const KernelVersion *a, const KernelVersion *b);

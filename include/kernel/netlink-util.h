@@ -14,11 +14,6 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_sock *, nl_socket_free);
 
 /* libnl's -NLE_* codes stop here: the rest of the program sees negative errno. */
 int nle_to_errno(int nle);
-/*
- * Dispatches everything queued on a non-blocking socket to its callbacks;
- * -ENOBUFS when the kernel dropped messages (the caller must resynchronise).
- */
-int netlink_drain(struct nl_sock *s);
 /* Joins a multicast group on a connected socket, non-blocking, every message to cb. */
 int netlink_subscribe(struct nl_sock *s, int group, nl_recvmsg_msg_cb_t cb, void *arg);
 /*
@@ -55,5 +50,4 @@ int netlink_monitor_receive(NetlinkMonitor *m);
  * net.core.rmem_max), else SO_RCVBUF (capped by it). The size the kernel granted in *ret
  * (it doubles the request for its own bookkeeping) when ret is not NULL.
  */
-int netlink_set_rcvbuf(int fd, int bytes, int *ret);
 int netlink_monitor_set_rcvbuf(NetlinkMonitor *m, int bytes, int *ret);

@@ -50,9 +50,6 @@ typedef struct SlotClaims {
         size_t n;
 } SlotClaims;
 
-/* The claim on a slot, NULL if none (the last one wins, as later sections do). */
-const SlotClaim *slot_claims_find(const SlotClaims *c, const char *slot);
-
 /* A Realtek PCI function r8169 would drive (whatever is bound to it), or a claimed slot. */
 typedef struct Nic {
         char slot[PCI_SLOT_LEN];

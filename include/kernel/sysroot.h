@@ -24,8 +24,6 @@ bool sysroot_is_live(const Sysroot *s);
 /* Reads an attribute into buf (NUL-terminated, trailing whitespace stripped). */
 int sysroot_read(const Sysroot *s, const char *dir, const char *attr, char *buf, size_t size);
 int sysroot_read_u64(const Sysroot *s, const char *dir, const char *attr, uint64_t *ret);
-/* Writes value (a newline is added) to an allowlisted writable attribute. */
-int sysroot_write(const Sysroot *s, const char *dir, const char *attr, const char *value);
 /* Opens a directory under the root, O_DIRECTORY, for listing. */
 int sysroot_open_dir(const Sysroot *s, const char *dir);
 /* The same as a DIR stream for readdir(): 0 or -errno. */
@@ -34,8 +32,8 @@ int sysroot_opendir(const Sysroot *s, const char *dir, DIR **ret);
  * The same on a directory sysroot_open_dir() opened: several attributes of one directory,
  * one path walk. The attribute is one component and never a symlink.
  */
-int sysroot_read_at(int dfd, const char *attr, char *buf, size_t size);
 int sysroot_read_u64_at(int dfd, const char *attr, uint64_t *ret);
+/* Writes value (a newline is added) to an allowlisted writable attribute. */
 int sysroot_write_at(int dfd, const char *attr, const char *value);
 /* Opens an allowlisted attribute read-only and returns the fd (for mmap of a BAR image). */
 int sysroot_open_attr(const Sysroot *s, const char *dir, const char *attr);

@@ -82,8 +82,10 @@ void out_json_bool(Out *o, const char *key, bool value);
 void out_json_words(Out *o, const char *key, const char *value);
 void out_json_decimal(Out *o, const char *key, double value, int decimals);
 void out_json_knob(Out *o, const char *key, KnobId k, uint64_t value);
+/* The value where it is known, null where not. */
+void out_json_u64_or_null(Out *o, const char *key, bool known, uint64_t value);
+void out_json_knob_or_null(Out *o, const char *key, bool known, KnobId k, uint64_t value);
 
-/* text after first, wrapped to the terminal (80 columns when not one), further lines after indent. */
-void out_print_wrapped(FILE *f, const char *first, const char *indent, const char *text);
-/* A knob's value as JSON: true/false for on/off knobs, a number otherwise. */
+/* A knob's value as JSON: true/false for on/off knobs, a number otherwise; null where not known. */
 void json_knob_value(JsonWriter *w, KnobId k, uint64_t v);
+void json_kv_knob_or_null(JsonWriter *w, const char *key, bool known, KnobId k, uint64_t v);

@@ -28,5 +28,3 @@ typedef struct NicStatus {
 /* status of n NICs: each its identity, link, tx timeouts, link power, service, knobs and what is
  * withheld; then the configuration's problems. */
 void report_status_show(Out *o, const NicStatus *s, size_t n, const Diagnostics *problems, const char *profile, bool service);
-/* "  (by r8169-tuned; was 1)" after a value r8169-tuned set; "" for one it did not. */
-void report_ours_text(KnobId k, const KnobReading *r, const KnobOurs *o, char *buf, size_t size);

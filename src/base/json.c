@@ -120,3 +120,11 @@ void json_words(JsonWriter *w, const char *words) {
         }
         json_array_end(w);
 }
+
+void json_kv_u64_or_null(JsonWriter *w, const char *k, bool known, uint64_t v) {
+        json_key(w, k);
+        if (known)
+                json_u64(w, v);
+        else
+                json_null(w);
+}

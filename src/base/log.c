@@ -25,12 +25,8 @@ void log_set_max_level(int level) { max_level = level; }
 int log_get_max_level(void) { return max_level; }
 
 int log_level_from_string(const char *s) {
-        for (size_t i = 0; i < ELEMENTSOF(level_names); i++)
-                if (level_names[i] && streq(s, level_names[i]))
-                        return (int) i;
-        if (streq(s, "error"))
-                return LOG_ERR;
-        return -EINVAL;
+        int level = string_table_lookup(level_names, ELEMENTSOF(level_names), s);
+        return level >= 0 || !streq(s, "error") ? level : LOG_ERR;
 }
 
 const char *log_level_to_string(int level) {
@@ -44,8 +40,6 @@ static const char *const target_names[_LOG_TARGET_MAX] = {
         [LOG_TARGET_STDERR] = "stderr",
         [LOG_TARGET_JOURNAL] = "journal",
 };
-
-const char *log_target_to_string(LogTarget t) { return t >= 0 && t < _LOG_TARGET_MAX ? target_names[t] : NULL; }
 
 LogTarget log_target_from_string(const char *s) { return (LogTarget) string_table_lookup(target_names, _LOG_TARGET_MAX, s); }
 

@@ -188,6 +188,18 @@ uint64_t now_monotonic_usec(void) {
         return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 }
 
+int str_append_word(char **s, const char *word) {
+        char *n;
+
+        if (!*s)
+                return (*s = strdup(word)) ? 0 : -ENOMEM;
+        if (asprintf(&n, "%s %s", *s, word) < 0)
+                return -ENOMEM;
+        free(*s);
+        *s = n;
+        return 0;
+}
+
 int string_table_lookup(const char *const *table, size_t n, const char *s) {
         for (size_t i = 0; s && i < n; i++)
                 if (table[i] && streq(s, table[i]))

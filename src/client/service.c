@@ -8,7 +8,6 @@
 #include "show/verification.h"
 #include "state/lock.h"
 
-
 int service_bus_open(const Options *o, sd_bus **ret) {
         /* Options that point at another machine or policy than the service's: act directly. */
         if (o->config || o->quirks || o->profile || o->kernel_release || o->kernel_log || !streq(o->sysfs, "/sys"))
@@ -98,10 +97,11 @@ static int service_call_nics(sd_bus *bus, const Options *o, const char *method, 
         return r;
 }
 
+static int service_verify_failures(sd_bus *bus, const Options *o);
+
 int service_apply(sd_bus *bus, const Options *o) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         uint32_t n;
-
         int failed;
 
         if (service_call_nics(bus, o, "Apply", &reply) < 0 || sd_bus_message_read(reply, "u", &n) < 0)
@@ -221,7 +221,6 @@ int service_reload(sd_bus *bus, const Options *o) {
                   n == 1 ? "" : "s");
         return 1;
 }
-
 
 /* Whether an argument names this NIC (its interface or slot); each argument that does is marked in named
  * (may be NULL): a NIC named twice, by name and by slot, is one NIC, and both arguments are known. */
@@ -348,7 +347,9 @@ static bool service_failure(sd_bus *bus, const char *slot, const char *knob, cha
         return found;
 }
 
-int service_verify_failures(sd_bus *bus, const Options *o) {
+/* After an Apply through the service: every knob of the NICs named that is not as planned, said
+ * as an error each; how many, or -errno when the service did not answer. */
+static int service_verify_failures(sd_bus *bus, const Options *o) {
         _cleanup_free_ char *profile = NULL;
         Verification vd = {};
         int r;

@@ -15,10 +15,7 @@ static void knob_show(Out *o, const Knob *knob) {
         out_str(o, "name", "%-21s ", knob->name);
         out_str(o, "backend", "%-17s ", knob_backend_to_string(knob->backend));
         out_json_str(o, "type", knob->type == KNOB_TYPE_BOOL ? "bool" : "uint");
-        if (knob->type == KNOB_TYPE_UINT)
-                out_json_u64(o, "max", knob->max);
-        else
-                out_json_str(o, "max", NULL);
+        out_json_u64_or_null(o, "max", knob->type == KNOB_TYPE_UINT, knob->max);
         out_text(o, "%-14s ", syntax);
         out_str(o, "summary", "%s\n", knob->summary);
         out_object_end(o);

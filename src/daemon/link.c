@@ -73,7 +73,8 @@ static void link_power_save(Link *l, LinkEnv *e, uint64_t now) {
                 log_nic(LOG_DEBUG, R8T_MESSAGE_NIC_TUNED, &l->nic, r, "cannot save the link power record: %m");
 }
 
-void link_power_stop(Link *l, LinkEnv *e, const char *why) {
+/* Dynamic link power ends for this link until a reload: said once, at notice, with why (a string that lives on). */
+static void link_power_stop(Link *l, LinkEnv *e, const char *why) {
         if (l->power.stopped)
                 return;
         l->power.stopped = why;
@@ -268,7 +269,8 @@ LinkWork link_apply(Link *l, LinkEnv *e) {
         return w;
 }
 
-bool link_knob_drifted(const Link *l, unsigned backends, KnobId k, const KnobReading now[_KNOB_MAX]) {
+/* Whether knob k, of one of these backends, is held at a value the kernel no longer has. */
+static bool link_knob_drifted(const Link *l, unsigned backends, KnobId k, const KnobReading now[_KNOB_MAX]) {
         const KnobState *ks = &l->knobs[k];
 
         if (!(backends & (1u << knob_get(k)->backend->id)) || !ks->desired_set || !ks->held)

@@ -16,7 +16,6 @@
 #include "decide/nic-log.h"
 #include "show/verification.h"
 
-
 static int nic_path(const Link *l, char **ret) { return sd_bus_path_encode(BUS_NIC_PREFIX, l->nic.slot, ret); }
 
 static Link *link_from_path(Manager *m, const char *path) {

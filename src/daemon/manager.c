@@ -20,7 +20,6 @@
 #include "state/lock.h"
 #include "state/undo.h"
 
-
 void manager_schedule(Manager *m) {
         sd_event_source_set_enabled(m->work, SD_EVENT_ONESHOT);
 }

@@ -95,9 +95,8 @@ static const char *const drift_names[_DRIFT_POLICY_MAX] = {
         [DRIFT_LEAVE] = "leave",
 };
 
-const char *drift_policy_to_string(DriftPolicy p) { return p >= 0 && p < _DRIFT_POLICY_MAX ? drift_names[p] : NULL; }
-
-DriftPolicy drift_policy_from_string(const char *s) {
+/* "reassert", "leave" and back. */
+static DriftPolicy drift_policy_from_string(const char *s) {
         return (DriftPolicy) string_table_lookup(drift_names, _DRIFT_POLICY_MAX, s);
 }
 
@@ -192,25 +191,6 @@ static const ConfigKey config_keys[] = {
         { "assume-xid", SECTION_DEVICE, parse_assume_xid, 0 },
         { "suggestions", SECTION_DEVICE, parse_suggestions, offsetof(ConfigDevice, suggestions) },
 };
-
-void config_keys_print(FILE *f, const char *section) {
-        Section s = streq(section, "global") ? SECTION_GLOBAL : SECTION_DEVICE;
-
-        for (size_t i = 0; i < ELEMENTSOF(config_keys); i++)
-                if (config_keys[i].section == s)
-                        fprintf(f, "%s\n", config_keys[i].key);
-        if (s == SECTION_DEVICE) {
-                const char *m = match_keys_string();
-                for (const char *p = m; *p;) {
-                        size_t n = strcspn(p, ",");
-                        fprintf(f, "%.*s\n", (int) n, p);
-                        p += n;
-                        p += strspn(p, ", ");
-                }
-                for (int k = 0; k < _KNOB_MAX; k++)
-                        fprintf(f, "%s\n", knob_get(k)->name);
-        }
-}
 
 static void on_device_knob(Loader *l, unsigned line, KnobId k, const char *key, const char *value, Diagnostics *d) {
         ConfigDevice *dev = &l->c->devices[l->dev_index];

@@ -121,7 +121,13 @@ void context_read_policy_quiet(const Options *o, Config *config, QuirkDb *quirks
         diag_sort(problems);
 }
 
-void context_read_policy(const Options *o, Config *config, QuirkDb *quirks, Diagnostics *problems) {
+/*
+ * The one way policy is loaded, by the commands and the daemon alike: config and quirks
+ * into the given structs. A mistake never stops tuning: a file with a problem is left out
+ * as a whole and everything else loaded; every problem is logged (file:line, with
+ * MESSAGE_ID) and kept in problems (which the caller frees with diag_done()).
+ */
+static void context_read_policy(const Options *o, Config *config, QuirkDb *quirks, Diagnostics *problems) {
         size_t files = 0;
 
         context_read_policy_quiet(o, config, quirks, problems);
@@ -229,7 +235,8 @@ static int no_such_nic(const Context *c, const char *name) {
         return -ENOENT;
 }
 
-int context_select(Context *c, char **args, int n_args, bool *selected) {
+/* Selects NICs by interface name or PCI slot (all when no arguments); -ENOENT names the first unknown one. */
+static int context_select(Context *c, char **args, int n_args, bool *selected) {
         for (size_t i = 0; i < c->nics.n; i++)
                 selected[i] = n_args == 0;
         for (int a = 0; a < n_args; a++) {
@@ -263,7 +270,8 @@ static const char *machine_board(const Machine *m, char *buf, size_t size) {
         return buf;
 }
 
-bool context_board_guard(Context *c, const Nic *n) {
+/* Whether a tx timeout on this NIC's board, slot and chip is remembered (entries with guard = tx-timeout stay off). */
+static bool context_board_guard(Context *c, const Nic *n) {
         char board[260];
 
         return n->xid != CHIP_XID_INVALID &&

@@ -48,31 +48,7 @@ typedef struct Loader {
         unsigned line[ELEMENTSOF(keys)];
 } Loader;
 
-static int append(char **field, const char *value) {
-        char *n;
-
-        if (!*field)
-                return (*field = strdup(value)) ? 0 : -ENOMEM;
-        if (asprintf(&n, "%s %s", *field, value) < 0)
-                return -ENOMEM;
-        free(*field);
-        *field = n;
-        return 0;
-}
-
-static int key_index(const char *key) {
-        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
-                if (streq(keys[i], key))
-                        return (int) i;
-        return -1;
-}
-
-static bool is_shown_only(const char *name) {
-        for (size_t i = 0; i < ELEMENTSOF(shown_only); i++)
-                if (streq(shown_only[i], name))
-                        return true;
-        return false;
-}
+static int key_index(const char *key) { return string_table_lookup(keys, ELEMENTSOF(keys), key); }
 
 /* The row a section's lines made: checked, parsed, kept (or left out with its complaints). */
 static void finish_row(Loader *l, Diagnostics *d) {
@@ -96,7 +72,7 @@ static void finish_row(Loader *l, Diagnostics *d) {
                 goto bad;
         }
         r->knob_id = knob_from_name(l->text[0]);
-        if (r->knob_id < 0 && !is_shown_only(l->text[0])) {
+        if (r->knob_id < 0 && string_table_lookup(shown_only, ELEMENTSOF(shown_only), l->text[0]) < 0) {
                 diag_add(d, r->file, l->line[0], "[%s]: \"%s\" is neither a knob nor one of eee_2500, eee_5000, ltr", r->id,
                          l->text[0]);
                 goto bad;
@@ -166,7 +142,7 @@ static void on_line(void *userdata, const char *file, unsigned line, const char 
         }
         if (continuation) {
                 if (l->last_key)
-                        (void) append(&l->text[key_index(l->last_key)], value);
+                        (void) str_append_word(&l->text[key_index(l->last_key)], value);
                 return;
         }
         k = key_index(key);
@@ -181,7 +157,7 @@ static void on_line(void *userdata, const char *file, unsigned line, const char 
         }
         l->last_key = keys[k];
         l->line[k] = line;
-        (void) append(&l->text[k], value);
+        (void) str_append_word(&l->text[k], value);
 }
 
 static bool rows_overlap(const KernelDefault *a, const KernelDefault *b) {
@@ -224,7 +200,8 @@ static bool row_holds(const KernelDefault *r, const char *knob, unsigned mac, co
         return false;
 }
 
-const KernelDefault *kernel_defaults_find(const KernelDefaults *kd, const char *knob, unsigned mac, const KernelVersion *v) {
+/* The row that holds for a knob (by name) on a chip and release; NULL when the data has none. */
+static const KernelDefault *kernel_defaults_find(const KernelDefaults *kd, const char *knob, unsigned mac, const KernelVersion *v) {
         for (size_t i = 0; kd && i < kd->n; i++)
                 if (row_holds(&kd->rows[i], knob, mac, v))
                         return &kd->rows[i];

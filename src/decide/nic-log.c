@@ -87,32 +87,18 @@ int log_nic_knob(int level, const char *message_id, const Nic *n, const KnobChan
         if (level > log_get_max_level())
                 return error < 0 ? error : -error;
         nic_fields(&f, message_id, n);
-        field(&f, "KNOB=%s", knob_get(c->knob)->name);
-        if (c->old_value)
-                field(&f, "OLD_VALUE=%s", c->old_value);
-        if (c->new_value)
-                field(&f, "NEW_VALUE=%s", c->new_value);
-        provenance_fields(&f, c->why, prov, sizeof(prov));
+        if (c) {
+                field(&f, "KNOB=%s", knob_get(c->knob)->name);
+                if (c->old_value)
+                        field(&f, "OLD_VALUE=%s", c->old_value);
+                if (c->new_value)
+                        field(&f, "NEW_VALUE=%s", c->new_value);
+                provenance_fields(&f, c->why, prov, sizeof(prov));
+        }
         errno = error < 0 ? -error : error;
         va_start(ap, fmt);
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
         nic_prefix(prefix, sizeof(prefix), n);
         return log_internal(level, error, f.v, "%s: %s%s", prefix, msg, prov);
-}
-
-int log_nic(int level, const char *message_id, const Nic *n, int error, const char *fmt, ...) {
-        char msg[1024], prefix[160];
-        Fields f = {};
-        va_list ap;
-
-        if (level > log_get_max_level())
-                return error < 0 ? error : -error;
-        nic_fields(&f, message_id, n);
-        errno = error < 0 ? -error : error;
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt, ap);
-        va_end(ap);
-        nic_prefix(prefix, sizeof(prefix), n);
-        return log_internal(level, error, f.v, "%s: %s", prefix, msg);
 }

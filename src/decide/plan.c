@@ -395,6 +395,13 @@ void plan_nic(const PlanInput *in, NicPlan *ret) {
                 }
 }
 
+const PlanItem *plan_items_find(const PlanItem *items, size_t n, KnobId k) {
+        for (size_t i = 0; i < n; i++)
+                if (items[i].knob == k)
+                        return &items[i];
+        return NULL;
+}
+
 const char *plan_item_source(const PlanItem *it, char *buf, size_t size) {
         if (it->why.quirk)
                 snprintf(buf, size, "quirk %s", it->why.quirk->id);

@@ -20,7 +20,7 @@ const char *confidence_to_string(QuirkConfidence c) {
         return c >= 0 && c < _CONFIDENCE_MAX ? confidence_names[c] : NULL;
 }
 
-QuirkConfidence confidence_from_string(const char *s) {
+static QuirkConfidence confidence_from_string(const char *s) {
         return (QuirkConfidence) string_table_lookup(confidence_names, _CONFIDENCE_MAX, s);
 }
 
@@ -40,7 +40,7 @@ const char *doubt_to_string(QuirkDoubt d) {
         return d >= 0 && d < _DOUBT_MAX ? doubt_names[d] : NULL;
 }
 
-QuirkDoubt doubt_from_string(const char *s) {
+static QuirkDoubt doubt_from_string(const char *s) {
         return (QuirkDoubt) string_table_lookup(doubt_names, _DOUBT_MAX, s);
 }
 
@@ -164,20 +164,6 @@ static int check_reference(const char *w, void *u) {
         return 0;
 }
 
-static int append_text(char **field, const char *value) {
-        char *n;
-
-        if (!*field) {
-                *field = strdup(value);
-                return *field ? 0 : -ENOMEM;
-        }
-        if (asprintf(&n, "%s %s", *field, value) < 0)
-                return -ENOMEM;
-        free(*field);
-        *field = n;
-        return 0;
-}
-
 /* A key's parser: the value (or an indented line that continues it) is checked and stored, or a complaint is added. */
 typedef void (*quirk_parser)(Quirk *q, const QuirkKey *k, const char *file, unsigned line, const char *value, Diagnostics *d);
 
@@ -202,7 +188,7 @@ static void parse_skip(Quirk *q, const QuirkKey *k, const char *file, unsigned l
 }
 
 static void parse_text(Quirk *q, const QuirkKey *k, const char *file, unsigned line, const char *value, Diagnostics *d) {
-        (void) append_text((char **) ((char *) q + k->offset), value);
+        (void) str_append_word((char **) ((char *) q + k->offset), value);
 }
 
 static void parse_reference(Quirk *q, const QuirkKey *k, const char *file, unsigned line, const char *value, Diagnostics *d) {
@@ -452,10 +438,7 @@ static void quirk_check(Quirk *q, Diagnostics *d) {
                         diag_add(d, q->file, q->line, "[%s] both sets and skips %s", q->id, knob_get(k)->name);
         quirk_check_confidence(q, d);
         for (size_t i = 0; i < q->match.n_drivers; i++) {
-                bool known = false;
-                for (size_t k = 0; k < ELEMENTSOF(known_drivers) && !known; k++)
-                        known = streq(q->match.drivers[i], known_drivers[k]);
-                if (!known)
+                if (string_table_lookup(known_drivers, ELEMENTSOF(known_drivers), q->match.drivers[i]) < 0)
                         diag_add(d, q->file, q->line, "[%s] names driver \"%s\", not one of r8169, r8168, r8125, r8126, r8101",
                                  q->id, q->match.drivers[i]);
         }

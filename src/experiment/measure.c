@@ -19,7 +19,6 @@
 #define SETTLE_MS 300
 #define CARRIER_WAIT_MS (10 * 1000)
 
-
 /* xorshift64*: the order of the arms only has to be unpredictable to the network, not to anyone else. */
 static uint64_t rng_next(Experiment *e) {
         e->rng ^= e->rng >> 12;

@@ -200,7 +200,7 @@ void ethtool_nl_set_index(EthtoolNl *e, const char *ifname, int ifindex) {
         e->index = ifname && ifindex > 0 && strscpy(e->index_name, sizeof(e->index_name), ifname) >= 0 ? ifindex : 0;
 }
 
-const EthtoolStrings *ethtool_nl_feature_names(EthtoolNl *e) {
+static const EthtoolStrings *ethtool_nl_feature_names(EthtoolNl *e) {
         struct nlattr *sets, *set;
         EthtoolError err = {};
         struct nl_msg *m;

@@ -70,7 +70,8 @@ static PowerSource power_read(const Sysroot *root) {
         return online ? POWER_AC : POWER_BATTERY;
 }
 
-int kernel_version_parse(const char *s, KernelVersion *ret) {
+/* "6.1", "6.1.53", and what uname and distributions add ("6.1.0-18-amd64"): the leading X.Y[.Z]. */
+static int kernel_version_parse(const char *s, KernelVersion *ret) {
         unsigned v[3] = {};
         int n = 0, i = 0;
 

@@ -21,7 +21,11 @@ int nle_to_errno(int nle) {
         }
 }
 
-int netlink_drain(struct nl_sock *s) {
+/*
+ * Dispatches everything queued on a non-blocking socket to its callbacks;
+ * -ENOBUFS when the kernel dropped messages (the caller must resynchronise).
+ */
+static int netlink_drain(struct nl_sock *s) {
         for (;;) {
                 int r = nl_recvmsgs_default(s);
                 if (r == -NLE_AGAIN)
@@ -96,7 +100,7 @@ int netlink_monitor_fd(NetlinkMonitor *m) { return nl_socket_get_fd(m->sock); }
 
 int netlink_monitor_receive(NetlinkMonitor *m) { return netlink_drain(m->sock); }
 
-int netlink_set_rcvbuf(int fd, int bytes, int *ret) {
+static int netlink_set_rcvbuf(int fd, int bytes, int *ret) {
         socklen_t l = sizeof(int);
         int got = 0;
 

@@ -37,7 +37,8 @@ static void _printf_(1, 2) pci_on_warning(char *fmt, ...) {
 
 static void _printf_(1, 2) pci_on_debug(char *fmt, ...) {}
 
-const SlotClaim *slot_claims_find(const SlotClaims *c, const char *slot) {
+/* The claim on a slot, NULL if none (the last one wins, as later sections do). */
+static const SlotClaim *slot_claims_find(const SlotClaims *c, const char *slot) {
         for (size_t i = c ? c->n : 0; i > 0; i--)
                 if (streq(c->v[i - 1].slot, slot))
                         return &c->v[i - 1];

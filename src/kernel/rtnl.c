@@ -53,7 +53,6 @@ int rtnl_monitor_new(rtnl_link_handler h, void *userdata, NetlinkMonitor **ret) 
         return 0;
 }
 
-
 int rtnl_stats_open(struct nl_sock **ret) {
         _cleanup_(nl_socket_freep) struct nl_sock *s = nl_socket_alloc();
         int r;
@@ -111,7 +110,6 @@ static int on_stats(struct nl_msg *msg, void *arg) {
         p->found = true;
         return NL_OK;
 }
-
 
 int rtnl_link_packets(struct nl_sock *s, int ifindex, uint64_t *ret) {
         _cleanup_nlmsg_ struct nl_msg *m = NULL;

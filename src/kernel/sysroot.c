@@ -221,7 +221,7 @@ int sysroot_read(const Sysroot *s, const char *dir, const char *attr, char *buf,
         return read_attr_fd(fd, buf, size);
 }
 
-int sysroot_read_at(int dfd, const char *attr, char *buf, size_t size) {
+static int sysroot_read_at(int dfd, const char *attr, char *buf, size_t size) {
         _cleanup_close_ int fd = open_attr_at(dfd, attr, O_RDONLY, false);
         return read_attr_fd(fd, buf, size);
 }
@@ -267,13 +267,8 @@ static int write_attr_fd(int fd, const char *value) {
         }
 }
 
-int sysroot_write(const Sysroot *s, const char *dir, const char *attr, const char *value) {
-        /* O_TRUNC is ignored by sysfs, and keeps fixture files exact. */
-        _cleanup_close_ int fd = strlen(value) + 1 < 64 ? open_attr(s, dir, attr, O_WRONLY | O_TRUNC, true) : -E2BIG;
-        return write_attr_fd(fd, value);
-}
-
 int sysroot_write_at(int dfd, const char *attr, const char *value) {
+        /* O_TRUNC is ignored by sysfs, and keeps fixture files exact. */
         _cleanup_close_ int fd = strlen(value) + 1 < 64 ? open_attr_at(dfd, attr, O_WRONLY | O_TRUNC, true) : -E2BIG;
         return write_attr_fd(fd, value);
 }

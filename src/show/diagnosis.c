@@ -65,13 +65,6 @@ static const char *attr_bool(bool known, const EthtoolAttrs *a, int attr) {
         return a->value[attr] ? "true" : "false";
 }
 
-static const PlanItem *plan_item(const NicPlan *p, KnobId k) {
-        for (size_t i = 0; i < p->n; i++)
-                if (p->items[i].knob == k)
-                        return &p->items[i];
-        return NULL;
-}
-
 /* The quirks behind a NIC's plan, each once, in the order of the knobs: planned, held back, static link power. */
 static size_t plan_quirks(const NicPlan *p, const Quirk **ret, size_t max) {
         size_t n = 0;
@@ -88,20 +81,6 @@ static size_t plan_quirks(const NicPlan *p, const Quirk **ret, size_t max) {
                         ret[n++] = q;
         }
         return n;
-}
-
-static const PlanItem *held_item(const NicPlan *p, KnobId k) {
-        for (size_t i = 0; i < p->n_held; i++)
-                if (p->held[i].knob == k)
-                        return &p->held[i];
-        return NULL;
-}
-
-static const PlanItem *suggested_item(const NicPlan *p, KnobId k) {
-        for (size_t i = 0; i < p->n_suggested; i++)
-                if (p->suggested[i].knob == k)
-                        return &p->suggested[i];
-        return NULL;
 }
 
 static void link_row(Out *o, const char *what, const char *nic, const char *port) {
@@ -237,10 +216,7 @@ static void diag_identity(Out *o, const Diagnose *d, const NicFacts *f) {
         }
         out_json_str(o, "phy", f->phy);
         out_json_bool(o, "phy_generic", f->phy && strstr(f->phy, "Generic FE-GE Realtek PHY"));
-        if (f->tx_timeouts_known)
-                out_json_u64(o, "tx_timeouts", f->tx_timeouts);
-        else
-                out_json_str(o, "tx_timeouts", NULL);
+        out_json_u64_or_null(o, "tx_timeouts", f->tx_timeouts_known, f->tx_timeouts);
         out_json_bool(o, "tx_timeout_guard", f->tx_guard);
         if (w)
                 return;
@@ -292,8 +268,9 @@ static void diag_knobs(Out *o, const NicFacts *f) {
         out_text(o, "\n### Knobs\n\n| knob | current | desired | why |\n|---|---|---|---|\n");
         out_object_begin(o, "knobs");
         for (int k = 0; k < _KNOB_MAX; k++) {
-                const PlanItem *it = plan_item(&f->plan, k), *held = held_item(&f->plan, k);
-                const PlanItem *sug = suggested_item(&f->plan, k), *other = held ?: sug;
+                const PlanItem *it = plan_items_find(f->plan.items, f->plan.n, k);
+                const PlanItem *held = plan_items_find(f->plan.held, f->plan.n_held, k);
+                const PlanItem *sug = plan_items_find(f->plan.suggested, f->plan.n_suggested, k), *other = held ?: sug;
                 char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], why[600], hb[64] = "-";
 
                 out_object_begin(o, knob_get(k)->name);
@@ -301,15 +278,9 @@ static void diag_knobs(Out *o, const NicFacts *f) {
                         json_key(w, "current");
                         report_knob_reading_json(w, k, &f->current[k]);
                 }
-                if (it && it->action != PLAN_EXCLUDED)
-                        out_json_knob(o, "desired", k, it->desired);
-                else
-                        out_json_str(o, "desired", NULL);
+                out_json_knob_or_null(o, "desired", it && it->action != PLAN_EXCLUDED, k, it ? it->desired : 0);
                 out_json_str(o, "why", it ? plan_provenance_string(&it->why, why, sizeof(why)) : NULL);
-                if (held)
-                        out_json_knob(o, "held_back", k, held->desired);
-                else
-                        out_json_str(o, "held_back", NULL);
+                out_json_knob_or_null(o, "held_back", held, k, held ? held->desired : 0);
                 out_object_end(o);
                 if (w)
                         continue;
@@ -435,10 +406,7 @@ static void diag_ethtool(Out *o, const NicFacts *f) {
         }
         out_object_begin(o, "ethtool");
         json_attr_bool(o, "link_detected", f->linkstate_known, &f->linkstate, ETHTOOL_A_LINKSTATE_LINK);
-        if (link_speed(f, sp, sizeof(sp)))
-                out_json_u64(o, "speed_mbps", f->linkmodes.value[ETHTOOL_A_LINKMODES_SPEED]);
-        else
-                out_json_str(o, "speed_mbps", NULL);
+        out_json_u64_or_null(o, "speed_mbps", link_speed(f, sp, sizeof(sp)), f->linkmodes.value[ETHTOOL_A_LINKMODES_SPEED]);
         out_json_str(o, "duplex", link_duplex(f));
         json_attr_bool(o, "autoneg", f->linkmodes_known, &f->linkmodes, ETHTOOL_A_LINKMODES_AUTONEG);
         out_text(o, "\n### Link and features (ethtool)\n\n");

@@ -47,11 +47,10 @@ static void _printf_(6, 7) sample(FILE *f, const Metric *m, const Nic *n, const 
         fputc('\n', f);
 }
 
+/* Knob k's item of the plan, if the plan sets it (not left out). */
 static const PlanItem *metrics_item(const NicPlan *p, KnobId k) {
-        for (size_t i = 0; i < p->n; i++)
-                if (p->items[i].knob == k && p->items[i].action != PLAN_EXCLUDED)
-                        return &p->items[i];
-        return NULL;
+        const PlanItem *it = plan_items_find(p->items, p->n, k);
+        return it && it->action != PLAN_EXCLUDED ? it : NULL;
 }
 
 static void nic_info(FILE *f, const Metric *m, const NicMetrics *nm) {

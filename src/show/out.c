@@ -18,7 +18,8 @@ static size_t text_columns(FILE *f) {
         return 80;
 }
 
-void out_print_wrapped(FILE *f, const char *first, const char *indent, const char *text) {
+/* text after first, wrapped to the terminal (80 columns when not one), further lines after indent. */
+static void out_print_wrapped(FILE *f, const char *first, const char *indent, const char *text) {
         size_t width = text_columns(f), col = strlen(first);
 
         fputs(first, f);
@@ -44,6 +45,14 @@ void json_knob_value(JsonWriter *w, KnobId k, uint64_t v) {
                 json_bool(w, v);
         else
                 json_u64(w, v);
+}
+
+void json_kv_knob_or_null(JsonWriter *w, const char *key, bool known, KnobId k, uint64_t v) {
+        json_key(w, key);
+        if (known)
+                json_knob_value(w, k, v);
+        else
+                json_null(w);
 }
 
 void out_document_begin(Out *o) {
@@ -178,4 +187,14 @@ void out_json_decimal(Out *o, const char *key, double value, int decimals) {
 void out_json_knob(Out *o, const char *key, KnobId k, uint64_t value) {
         if (json_at(o, key))
                 json_knob_value(&o->w, k, value);
+}
+
+void out_json_u64_or_null(Out *o, const char *key, bool known, uint64_t value) {
+        if (o->json)
+                json_kv_u64_or_null(&o->w, key, known, value);
+}
+
+void out_json_knob_or_null(Out *o, const char *key, bool known, KnobId k, uint64_t value) {
+        if (o->json)
+                json_kv_knob_or_null(&o->w, key, known, k, value);
 }

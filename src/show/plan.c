@@ -24,11 +24,7 @@ static void provenance_json(JsonWriter *w, const Provenance *p) {
         else
                 json_null(w);
         json_kv_str(w, "file", cfg ? p->origin.file : NULL);
-        json_key(w, "line");
-        if (cfg)
-                json_u64(w, p->origin.line);
-        else
-                json_null(w);
+        json_kv_u64_or_null(w, "line", cfg, p->origin.line);
 }
 
 static void plan_item_json(JsonWriter *w, const PlanItem *it, const char *because, const Nic *nic) {
@@ -42,11 +38,7 @@ static void plan_item_json(JsonWriter *w, const PlanItem *it, const char *becaus
         json_key(w, "current");
         report_knob_reading_json(w, it->knob, &it->current);
         json_kv_str(w, "because", because);
-        json_key(w, "desired");
-        if (it->action == PLAN_EXCLUDED)
-                json_null(w);
-        else
-                json_knob_value(w, it->knob, it->desired);
+        json_kv_knob_or_null(w, "desired", it->action != PLAN_EXCLUDED, it->knob, it->desired);
         provenance_json(w, &it->why);
         /* The kernel already does what the quirk asks, since this version: null when not. */
         json_key(w, "kernel_default_since");
@@ -59,11 +51,8 @@ static void plan_item_json(JsonWriter *w, const PlanItem *it, const char *becaus
         if (it->overrides) {
                 json_object_begin(w);
                 provenance_json(w, &it->overridden);
-                json_key(w, "value");
-                if (it->overridden.quirk && it->overridden.quirk->set[it->knob])
-                        json_knob_value(w, it->knob, it->overridden_value);
-                else
-                        json_null(w);
+                json_kv_knob_or_null(w, "value", it->overridden.quirk && it->overridden.quirk->set[it->knob], it->knob,
+                                     it->overridden_value);
                 json_object_end(w);
         } else
                 json_null(w);
@@ -82,17 +71,9 @@ void report_plan_link_power_json(JsonWriter *w, const NicPlan *p) {
         json_object_begin(w);
         json_kv_str(w, "mode", "dynamic");
         json_kv_str(w, "file", p->link_power_origin.file);
-        json_key(w, "line");
-        if (p->link_power_origin.file)
-                json_u64(w, p->link_power_origin.line);
-        else
-                json_null(w);
+        json_kv_u64_or_null(w, "line", p->link_power_origin.file, p->link_power_origin.line);
         json_kv_u64(w, "busy_packets_per_second", p->link_power_busy_pps);
-        json_key(w, "quiet_seconds");
-        if (p->link_power_quiet_s)
-                json_u64(w, p->link_power_quiet_s);
-        else
-                json_null(w);
+        json_kv_u64_or_null(w, "quiet_seconds", p->link_power_quiet_s, p->link_power_quiet_s);
         json_kv_bool(w, "runs", !p->link_power_blocked);
         json_kv_str(w, "blocked", p->link_power_blocked);
         json_kv_str(w, "quirk", p->link_power_quirk ? p->link_power_quirk->id : NULL);
@@ -421,10 +402,7 @@ static void plan_nic_show(Out *o, const PlanReport *r, const NicPlan *p) {
         out_object_begin(o, "suggestions");
         out_json_bool(o, "apply", p->suggestions_apply);
         out_json_str(o, "file", p->suggestions_origin.file);
-        if (p->suggestions_origin.file)
-                out_json_u64(o, "line", p->suggestions_origin.line);
-        else
-                out_json_str(o, "line", NULL);
+        out_json_u64_or_null(o, "line", p->suggestions_origin.file, p->suggestions_origin.line);
         out_object_end(o);
         if (r->verbose)
                 plan_grounds_text(o, p);

@@ -91,11 +91,7 @@ const char *report_errno_name(int error) {
 /* The one knob object of schema 1: the same keys always, null when unknown. */
 void report_knob_reading_json(JsonWriter *w, KnobId k, const KnobReading *r) {
         json_object_begin(w);
-        json_key(w, "value");
-        if (r->status == KNOB_STATUS_OK && !r->partial)
-                json_knob_value(w, k, r->value);
-        else
-                json_null(w);
+        json_kv_knob_or_null(w, "value", r->status == KNOB_STATUS_OK && !r->partial, k, r->value);
         json_kv_str(w, "status", knob_status_to_string(r->status));
         json_kv_str(w, "errno", r->status != KNOB_STATUS_OK ? report_errno_name(r->error) : NULL);
         json_kv_str(w, "message",

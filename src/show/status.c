@@ -85,7 +85,8 @@ static bool ours_holds(const KnobReading *r, const KnobOurs *o) {
         return !o->set_mixed && !r->partial && r->value == o->set;
 }
 
-void report_ours_text(KnobId k, const KnobReading *r, const KnobOurs *o, char *buf, size_t size) {
+/* "  (by r8169-tuned; was 1)" after a value r8169-tuned set; "" for one it did not. */
+static void report_ours_text(KnobId k, const KnobReading *r, const KnobOurs *o, char *buf, size_t size) {
         char wasbuf[KNOB_VALUE_MAX], set[KNOB_VALUE_MAX];
         const char *was;
 
@@ -112,16 +113,8 @@ static void report_ours_json(JsonWriter *w, const NicStatus *s) {
                         continue;
                 json_key(w, knob_get(k)->name);
                 json_object_begin(w);
-                json_key(w, "original");
-                if (o->original_mixed)
-                        json_null(w);
-                else
-                        json_knob_value(w, k, o->original);
-                json_key(w, "set");
-                if (o->set_mixed)
-                        json_null(w);
-                else
-                        json_knob_value(w, k, o->set);
+                json_kv_knob_or_null(w, "original", !o->original_mixed, k, o->original);
+                json_kv_knob_or_null(w, "set", !o->set_mixed, k, o->set);
                 json_kv_bool(w, "holds", s->knobs[k].status == KNOB_STATUS_OK && ours_holds(&s->knobs[k], o));
                 json_object_end(w);
         }
@@ -210,10 +203,7 @@ static void status_nic_show(Out *o, const NicStatus *s) {
         if (w)
                 report_nic_json_members(w, s->nic);
         status_nic_text(o, s->nic);
-        if (s->tx_timeouts_known)
-                out_json_u64(o, "tx_timeouts", s->tx_timeouts);
-        else
-                out_json_str(o, "tx_timeouts", NULL);
+        out_json_u64_or_null(o, "tx_timeouts", s->tx_timeouts_known, s->tx_timeouts);
         out_json_bool(o, "tx_timeout_guard", s->tx_guard);
         if (s->tx_guard)
                 out_text(o, "  tx timeouts: %" PRIu64 "; tx-timeout guard: L1 stays off for this link until reboot\n", s->tx_timeouts);

@@ -88,13 +88,10 @@ bool verification_ok(const Verification *vd) { return vd->n == 0 && verification
  * or the service said it as text; null when there is none (partial, not-present, ...). */
 static void verify_value_json(JsonWriter *w, const char *key, const char *knob, const char *text) {
         KnobId k = knob_from_name(knob);
-        uint64_t v;
+        uint64_t v = 0;
+        bool known = k >= 0 && knob_parse_value(k, text, &v) >= 0;
 
-        json_key(w, key);
-        if (k >= 0 && knob_parse_value(k, text, &v) >= 0)
-                json_knob_value(w, k, v);
-        else
-                json_null(w);
+        json_kv_knob_or_null(w, key, known, k, v);
 }
 
 /* The differences, NICs given back and problems, then the verdict: text and JSON in one walk. */

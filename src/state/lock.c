@@ -116,7 +116,6 @@ int lock_service_running(const char *state_dir) {
         return 0;
 }
 
-
 int lock_service_held_by(const char *state_dir, pid_t pid) {
         _cleanup_free_ char *path = NULL;
         _cleanup_closedir_ DIR *d = NULL;
