@@ -116,3 +116,7 @@ typedef struct KnobReading {
 } KnobReading;
 
 void knob_reading_fail(KnobReading *r, int error, const char *message);
+/* Whether the reading is v, read whole (not a feature set partly on). */
+static inline bool knob_reading_holds(const KnobReading *r, uint64_t v) {
+        return r->status == KNOB_STATUS_OK && !r->partial && r->value == v;
+}

@@ -27,13 +27,11 @@ typedef struct Out {
         JsonWriter w;
 } Out;
 
-static inline void out_init(Out *o, FILE *f, bool json) { *o = (Out) { .f = f, .json = json, .w = json_writer(f) }; }
-
 /* The JSON writer, for a part only JSON shows; NULL in the text. */
 static inline JsonWriter *out_json(Out *o) { return o->json ? &o->w : NULL; }
 
-/* {"schema": N, … } with its newline; nothing in the text. */
-void out_document_begin(Out *o);
+/* An output to f, text or JSON: {"schema": N, … } with its newline in JSON; nothing in the text. */
+void out_document_begin(Out *o, FILE *f, bool json);
 void out_document_end(Out *o);
 /* JSON's containers, under key (NULL in an array); nothing in the text. */
 void out_object_begin(Out *o, const char *key);

@@ -95,8 +95,7 @@ int cmd_check_config(const Options *o) {
         /* Read before the JSON begins: a failure here is said by the error object, not inside a half document. */
         if (o->n_args > 0 && check_files_named(o, &quirks, &d, &n_conf) < 0)
                 goto out;
-        out_init(&out, stdout, o->json);
-        out_document_begin(&out);
+        out_document_begin(&out, stdout, o->json);
         if (o->n_args > 0) {
                 out_array_begin(&out, "files");
                 for (int i = 0; i < o->n_args; i++)

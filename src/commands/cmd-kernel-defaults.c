@@ -68,8 +68,7 @@ int cmd_kernel_defaults(const Options *o) {
                 goto out;
         machine_read(c.root, o->kernel_release, &c.machine);
         kernel_version_to_string(&c.machine.kernel, kernel, sizeof(kernel));
-        out_init(&out, stdout, o->json);
-        out_document_begin(&out);
+        out_document_begin(&out, stdout, o->json);
         out_json_str(&out, "file", kd.file);
         out_json_str(&out, "kernel", c.machine.kernel.known ? kernel : NULL);
         out_text(&out, "What r8169 does by itself on kernel %s (%s):\n", kernel, kd.file);

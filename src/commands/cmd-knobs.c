@@ -25,8 +25,7 @@ static void knob_show(Out *o, const Knob *knob) {
 int cmd_knobs(const Options *o) {
         Out out;
 
-        out_init(&out, stdout, o->json);
-        out_document_begin(&out);
+        out_document_begin(&out, stdout, o->json);
         out_text(&out, "%-21s %-17s %-14s %s\n", "KNOB", "BACKEND", "VALUES", "WHAT");
         out_array_begin(&out, "knobs");
         for (int k = 0; k < _KNOB_MAX; k++)

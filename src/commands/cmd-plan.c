@@ -30,8 +30,7 @@ int cmd_plan(const Options *o) {
                          .no_quirks = c.quirks.n_files == 0, .verbose = o->verbose,
                          .quirk_files = c.quirks.n_files, .problems = &c.problems,
                          .quirks = &c.quirks, .machine = &c.machine };
-        out_init(&out, stdout, o->json);
-        out_document_begin(&out);
+        out_document_begin(&out, stdout, o->json);
         report_plan_show(&out, &r);
         out_document_end(&out);
         /* A plan without any quirk database is no answer (ux-findings L8): the problem is said, exit 1. */

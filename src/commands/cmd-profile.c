@@ -16,8 +16,7 @@ static void profile_print(bool json, const char *active, const char *source, con
                           const char *desktop, const char *power, bool service) {
         Out o;
 
-        out_init(&o, stdout, json);
-        out_document_begin(&o);
+        out_document_begin(&o, stdout, json);
         out_str(&o, "profile", "%s (", active);
         out_json_str(&o, "configured", configured);
         out_str(&o, "source", "%s: ", source);

@@ -11,8 +11,7 @@ int cmd_quirks(const Options *o) {
 
         if (context_open_selected(&c, o, true, &selected) < 0)
                 goto out;
-        out_init(&out, stdout, o->json);
-        out_document_begin(&out);
+        out_document_begin(&out, stdout, o->json);
         out_array_begin(&out, "quirks");
         for (size_t i = 0; i < c.quirks.n; i++) {
                 const Quirk *q = &c.quirks.quirks[i];

@@ -96,8 +96,7 @@ int cmd_status(const Options *o) {
         for (size_t i = 0; bus && i < n; i++)
                 if (service_nic_state(bus, s[i].nic->slot, s[i].service_state, sizeof(s[i].service_state)) < 0)
                         s[i].service_state[0] = '\0';
-        out_init(&out, stdout, o->json);
-        out_document_begin(&out);
+        out_document_begin(&out, stdout, o->json);
         /* The verdict first, as tuned-adm and tlp-stat answer (ux-findings M1). */
         if (!o->json && n > 0) {
                 if (!service_verify_summary(bus, o, verdict, sizeof(verdict)))

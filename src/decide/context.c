@@ -292,14 +292,21 @@ void context_forget_board_guard(Context *c, const Nic *n) {
                         c->opts->lib_dir);
 }
 
+static PlanInput plan_input(Context *c, const Nic *n, const PlanLinkPower *link_power, bool daemon,
+                            const KnobReading current[_KNOB_MAX]) {
+        uint64_t timeouts;
+        bool guard = context_tx_guard(c, n, &timeouts);
+
+        return (PlanInput) { .nic = n, .current = current, .quirks = &c->quirks, .config = &c->config,
+                             .profile = c->profile, .machine = &c->machine, .show_held_back = !daemon,
+                             .tx_guard = guard, .tx_timeouts = timeouts, .link_power = link_power,
+                             .guard_remembered = context_board_guard(c, n) };
+}
+
 static void plan_with(Context *c, const Nic *n, const PlanLinkPower *link_power, bool daemon, KnobReading current[_KNOB_MAX],
                       NicPlan *ret) {
-        uint64_t timeouts;
-        bool guard = context_tx_guard(c, n, &timeouts), needed[_KNOB_MAX];
-        PlanInput in = { .nic = n, .current = current, .quirks = &c->quirks, .config = &c->config,
-                         .profile = c->profile, .machine = &c->machine, .show_held_back = !daemon,
-                         .tx_guard = guard, .tx_timeouts = timeouts, .link_power = link_power,
-                         .guard_remembered = context_board_guard(c, n) };
+        PlanInput in = plan_input(c, n, link_power, daemon, current);
+        bool needed[_KNOB_MAX];
 
         /* The daemon writes only its items: it reads only what they can come from (a hotplug burst pays no more). */
         if (daemon) {
@@ -316,11 +323,7 @@ void context_plan_nic_daemon(Context *c, const Nic *n, const PlanLinkPower *link
 }
 
 void context_plan_nic_read(Context *c, const Nic *n, const KnobReading current[_KNOB_MAX], NicPlan *ret) {
-        uint64_t timeouts;
-        bool guard = context_tx_guard(c, n, &timeouts);
-        PlanInput in = { .nic = n, .current = current, .quirks = &c->quirks, .config = &c->config,
-                         .profile = c->profile, .machine = &c->machine, .show_held_back = true,
-                         .tx_guard = guard, .tx_timeouts = timeouts, .guard_remembered = context_board_guard(c, n) };
+        PlanInput in = plan_input(c, n, NULL, false, current);
 
         plan_nic(&in, ret);
 }

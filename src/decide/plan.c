@@ -350,8 +350,7 @@ static void plan_withheld(const PlanInput *in, NicPlan *ret, const Wanted *w) {
 
                         if (!q->set[k] || w->set[k] || w->skip[k])
                                 continue; /* something else decides it */
-                        if (!guarded && in->current[k].status == KNOB_STATUS_OK && in->current[k].value == q->value[k] &&
-                            !in->current[k].partial)
+                        if (!guarded && knob_reading_holds(&in->current[k], q->value[k]))
                                 continue; /* a suggestion that would change nothing here (one not readable here is shown) */
                         for (j = 0; j < *n && list[j].knob != k; j++)
                                 ;

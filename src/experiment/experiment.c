@@ -110,10 +110,6 @@ const char *candidate_settings_string(const Candidate *c, char *buf, size_t size
         return buf;
 }
 
-static bool holds(const KnobReading *r, uint64_t v) {
-        return r->status == KNOB_STATUS_OK && !r->partial && r->value == v;
-}
-
 void candidate_check(Candidate *c, const KnobReading current[_KNOB_MAX]) {
         size_t kept = 0;
 
@@ -128,7 +124,7 @@ void candidate_check(Candidate *c, const KnobReading current[_KNOB_MAX]) {
         if (c->skipped)
                 return;
         for (size_t i = 0; i < c->n; i++)
-                if (!holds(&current[c->settings[i].knob], c->settings[i].value))
+                if (!knob_reading_holds(&current[c->settings[i].knob], c->settings[i].value))
                         c->settings[kept++] = c->settings[i];
         if (kept == 0) {
                 c->skipped = "already so";

@@ -94,10 +94,6 @@ static int measure_iperf(Experiment *e, Direction d, IperfResult *ret) {
         return 0;
 }
 
-static bool holds_value(const KnobReading *r, uint64_t v) {
-        return r->status == KNOB_STATUS_OK && !r->partial && r->value == v;
-}
-
 /* The baseline: everything the journal holds put back, and checked against what was found. */
 int measure_to_baseline(Experiment *e) {
         KnobReading now[_KNOB_MAX];
@@ -139,7 +135,7 @@ static int measure_to_candidate(Experiment *e, Trial *t) {
                 KnobId k = t->cand.settings[i].knob;
                 plan.items[plan.n++] = (PlanItem) {
                         .knob = k,
-                        .action = holds_value(&now[k], t->cand.settings[i].value) ? PLAN_KEEP : PLAN_CHANGE,
+                        .action = knob_reading_holds(&now[k], t->cand.settings[i].value) ? PLAN_KEEP : PLAN_CHANGE,
                         .desired = t->cand.settings[i].value,
                         .current = now[k],
                 };

@@ -234,8 +234,7 @@ static void results_show(const Experiment *e, FILE *f, bool json) {
         bool any_power = false;
         Out o;
 
-        out_init(&o, f, json);
-        out_document_begin(&o);
+        out_document_begin(&o, f, json);
         out_text(&o, "%s (%s), %s; ", e->ifname, e->nic->slot, report_chip_line(e->nic, chip, sizeof(chip)));
         if (json) {
                 out_object_begin(&o, "nic");

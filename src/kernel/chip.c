@@ -90,23 +90,19 @@ const ChipInfo *chip_ext_table(size_t *n) {
         return ext_chips;
 }
 
-const ChipInfo *chip_ext_row(uint32_t xid2) {
-        for (size_t i = 0; i < ELEMENTSOF(ext_chips); i++)
-                if ((xid2 & ext_chips[i].mask) == ext_chips[i].val)
-                        return &ext_chips[i];
+/* The first row of a table that matches id (mask: the row's bits; exact: the row is mask/val itself). */
+static const ChipInfo *table_find(const ChipInfo *t, size_t n, uint32_t id, bool exact, uint32_t mask) {
+        for (size_t i = 0; i < n; i++)
+                if (exact ? t[i].mask == mask && t[i].val == id : (id & t[i].mask) == t[i].val)
+                        return &t[i];
         return NULL;
 }
+
+const ChipInfo *chip_ext_row(uint32_t xid2) { return table_find(ext_chips, ELEMENTSOF(ext_chips), xid2, false, 0); }
 
 bool chip_xid_is_extended(uint16_t xid) {
         const ChipInfo *c = chip_row(xid);
         return c && c->extended;
-}
-
-static const ChipInfo *row_scan(uint16_t xid) {
-        for (size_t i = 0; i < ELEMENTSOF(chips); i++)
-                if ((xid & chips[i].mask) == chips[i].val)
-                        return &chips[i];
-        return NULL;
 }
 
 /* Every 12-bit XID resolved once: quirk matching and its lint test thousands of XIDs. */
@@ -116,7 +112,7 @@ const ChipInfo *chip_row(uint16_t xid) {
 
         if (!init) {
                 for (unsigned x = 0; x < ELEMENTSOF(row); x++) {
-                        const ChipInfo *c = row_scan((uint16_t) x);
+                        const ChipInfo *c = table_find(chips, ELEMENTSOF(chips), x, false, 0);
                         row[x] = c ? (int8_t) (c - chips) : -1;
                 }
                 init = true;
@@ -125,19 +121,8 @@ const ChipInfo *chip_row(uint16_t xid) {
         return row[xid] < 0 ? NULL : &chips[row[xid]];
 }
 
-bool chip_is_row(uint16_t mask, uint16_t val) {
-        for (size_t i = 0; i < ELEMENTSOF(chips); i++)
-                if (chips[i].mask == mask && chips[i].val == val)
-                        return true;
-        return false;
-}
-
-bool chip_is_ext_row(uint32_t mask, uint32_t val) {
-        for (size_t i = 0; i < ELEMENTSOF(ext_chips); i++)
-                if (ext_chips[i].mask == mask && ext_chips[i].val == val)
-                        return true;
-        return false;
-}
+bool chip_is_row(uint16_t mask, uint16_t val) { return table_find(chips, ELEMENTSOF(chips), val, true, mask); }
+bool chip_is_ext_row(uint32_t mask, uint32_t val) { return table_find(ext_chips, ELEMENTSOF(ext_chips), val, true, mask); }
 
 const ChipInfo *chip_lookup(uint16_t xid, uint32_t xid2, uint16_t pci_vendor, uint16_t pci_device) {
         const ChipInfo *c = chip_row(xid);
@@ -178,28 +163,12 @@ bool chip_pci_id_known(uint16_t vendor, uint16_t device, uint16_t subsys_vendor,
         return false;
 }
 
-int chip_parse_xid(const char *s, uint16_t *ret) {
-        uint16_t v = 0;
-
-        if (!s || strlen(s) != 3)
-                return -EINVAL;
-        for (int i = 0; i < 3; i++) {
-                int c = (unsigned char) s[i];
-                if (!isxdigit(c))
-                        return -EINVAL;
-                v = (uint16_t) (v << 4 | (isdigit(c) ? c - '0' : (tolower(c) - 'a' + 10)));
-        }
-        if (v & ~0xfcf)
-                return -ERANGE; /* bits 25:24 of TxConfig are never part of an XID */
-        *ret = v;
-        return 0;
-}
-
-int chip_parse_xid2(const char *s, uint32_t *ret) {
-        uint32_t v = 0;
+/* min to max hex digits and nothing else (no "0x", no sign, no space). */
+static int parse_hex(const char *s, size_t min, size_t max, uint32_t *ret) {
         size_t n = s ? strlen(s) : 0;
+        uint32_t v = 0;
 
-        if (n < 1 || n > 8)
+        if (n < min || n > max)
                 return -EINVAL;
         for (size_t i = 0; i < n; i++) {
                 int c = (unsigned char) s[i];
@@ -207,6 +176,26 @@ int chip_parse_xid2(const char *s, uint32_t *ret) {
                         return -EINVAL;
                 v = v << 4 | (uint32_t) (isdigit(c) ? c - '0' : (tolower(c) - 'a' + 10));
         }
+        *ret = v;
+        return 0;
+}
+
+int chip_parse_xid(const char *s, uint16_t *ret) {
+        uint32_t v;
+
+        if (parse_hex(s, 3, 3, &v) < 0)
+                return -EINVAL;
+        if (v & ~0xfcfu)
+                return -ERANGE; /* bits 25:24 of TxConfig are never part of an XID */
+        *ret = (uint16_t) v;
+        return 0;
+}
+
+int chip_parse_xid2(const char *s, uint32_t *ret) {
+        uint32_t v;
+
+        if (parse_hex(s, 1, 8, &v) < 0)
+                return -EINVAL;
         if (v == CHIP_XID2_INVALID)
                 return -ERANGE; /* what a failed PCI read returns, never an id */
         *ret = v;

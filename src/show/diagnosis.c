@@ -556,8 +556,7 @@ static void diag_footer(Out *o, const Diagnose *d) {
 void diagnosis_show(FILE *f, const Diagnose *d, bool json) {
         Out o;
 
-        out_init(&o, f, json);
-        out_document_begin(&o);
+        out_document_begin(&o, f, json);
         diag_machine(&o, d);
         out_array_begin(&o, "nics");
         for (size_t i = 0; i < d->n; i++) {

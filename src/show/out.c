@@ -55,7 +55,8 @@ void json_kv_knob_or_null(JsonWriter *w, const char *key, bool known, KnobId k, 
                 json_null(w);
 }
 
-void out_document_begin(Out *o) {
+void out_document_begin(Out *o, FILE *f, bool json) {
+        *o = (Out) { .f = f, .json = json, .w = json_writer(f) };
         if (!o->json)
                 return;
         json_object_begin(&o->w);

@@ -170,27 +170,16 @@ static void plan_item_text(Out *o, const PlanItem *it) {
         out_text(o, "\n");
 }
 
-static void plan_held_text(Out *o, const PlanReport *r, const PlanItem *it) {
-        char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], both[64], hb[128], prov[512];
-
-        if (o->json)
-                return;
-        snprintf(both, sizeof(both), "%s -> %s", report_reading_text(it->knob, &it->current, cur, sizeof(cur)),
-                 knob_format_value(it->knob, it->desired, des, sizeof(des)));
-        out_text(o, "  %-9s %-21s %-16s %s (%s)\n", "held back", knob_get(it->knob)->name, both,
-                plan_provenance_string(&it->why, prov, sizeof(prov)), held_back_because(r, hb, sizeof(hb)));
-}
-
-/* A suggestion, with the line that measures it here. */
-static void plan_suggested_text(Out *o, const NicPlan *p, const PlanItem *it) {
+/* A row of what is not applied: held back (with because), or a suggestion (because NULL). */
+static void plan_other_text(Out *o, const char *label, const PlanItem *it, const char *because) {
         char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], both[64], prov[512];
 
         if (o->json)
                 return;
         snprintf(both, sizeof(both), "%s -> %s", report_reading_text(it->knob, &it->current, cur, sizeof(cur)),
                  knob_format_value(it->knob, it->desired, des, sizeof(des)));
-        out_text(o, "  %-9s %-21s %-16s %s\n", "suggest", knob_get(it->knob)->name, both,
-                plan_provenance_string(&it->why, prov, sizeof(prov)));
+        out_text(o, "  %-9s %-21s %-16s %s%s%s%s\n", label, knob_get(it->knob)->name, both,
+                 plan_provenance_string(&it->why, prov, sizeof(prov)), because ? " (" : "", because ?: "", because ? ")" : "");
 }
 
 /* A quirk behind a planned, kept, held-back or suggested value: not one skipped or excluded. */
@@ -390,13 +379,13 @@ static void plan_nic_show(Out *o, const PlanReport *r, const NicPlan *p) {
         out_array_begin(o, "held_back");
         for (size_t j = 0; j < p->n_held; j++) {
                 plan_item_json(w, &p->held[j], hb, p->nic);
-                plan_held_text(o, r, &p->held[j]);
+                plan_other_text(o, "held back", &p->held[j], hb);
         }
         out_array_end(o);
         out_array_begin(o, "suggested");
         for (size_t j = 0; j < p->n_suggested; j++) {
                 plan_item_json(w, &p->suggested[j], "reported: a suggestion, applied only with suggestions = apply", p->nic);
-                plan_suggested_text(o, p, &p->suggested[j]);
+                plan_other_text(o, "suggest", &p->suggested[j], NULL);
         }
         out_array_end(o);
         out_object_begin(o, "suggestions");

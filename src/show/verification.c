@@ -100,9 +100,8 @@ void verification_print(const Verification *vd, bool json) {
         Out out, *o = &out;
         JsonWriter *w;
 
-        out_init(o, stdout, json);
+        out_document_begin(o, stdout, json);
         w = out_json(o);
-        out_document_begin(o);
         out_json_bool(o, "ok", verification_ok(vd));
         out_json_str(o, "profile", vd->profile);
         out_array_begin(o, "nics");

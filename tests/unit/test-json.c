@@ -96,8 +96,8 @@ static void test_strings(void **state) {
 }
 
 /* One walk, two renderings: each fact once, the JSON's keys and the text's formats from the same calls. */
-static void walk(Out *o) {
-        out_document_begin(o);
+static void walk(Out *o, FILE *f, bool json) {
+        out_document_begin(o, f, json);
         out_str(o, "name", "name %s\n", "enp1s0");
         out_json_str(o, "only_json", NULL);
         out_text(o, "text only\n");
@@ -117,12 +117,10 @@ static void test_out_walk(void **state) {
         JsonWriter w = open_writer();
         Out o;
 
-        out_init(&o, w.f, false);
-        walk(&o);
+        walk(&o, w.f, false);
         expect(&w, "name enp1s0\ntext only\ncount 42\ntso on\ngro_flush_timeout 20000\n a b\n");
         w = open_writer();
-        out_init(&o, w.f, true);
-        walk(&o);
+        walk(&o, w.f, true);
         expect(&w, "{\"schema\":1,\"name\":\"enp1s0\",\"only_json\":null,\"count\":42,\"tso\":true,"
                    "\"gro_flush_timeout\":20000,\"missing\":null,\"list\":[\"a\",\"b\"]}\n");
 }
