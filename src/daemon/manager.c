@@ -174,9 +174,8 @@ void manager_apply_now(Manager *m, Link *l) {
                 manager_work_link(m, l);
 }
 
-static int on_work(sd_event_source *s, void *userdata) {
-        Manager *m = userdata;
-
+/* The worker's turn: a rescan if one is due, then every NIC (everything) or those queued. */
+static void manager_work(Manager *m) {
         if (m->rescan) {
                 m->rescan = false;
                 (void) manager_rescan(m);
@@ -213,6 +212,10 @@ static int on_work(sd_event_source *s, void *userdata) {
         }
         m->everything = false;
         manager_notify_status(m, NULL);
+}
+
+static int on_work(sd_event_source *s, void *userdata) {
+        manager_work(userdata);
         return 0;
 }
 
@@ -422,7 +425,7 @@ void manager_reload(Manager *m) {
         manager_update_profile(m);
         m->everything = true;
         m->rescan = true;
-        on_work(m->work, m);
+        manager_work(m);
         manager_notify_status(m, "READY=1\n");
         manager_bus_changed(m, "ConfigProblems");
         manager_bus_changed(m, "Profile");
@@ -649,7 +652,7 @@ static int manager_start(Manager *m) {
                         for (size_t k = 0; k < m->links.links[i].nic.n_ifnames; k++)
                                 m->links.links[i].ifaces[k].absent = m->links.links[i].ifaces[k].ifindex == 0;
         m->everything = true;
-        on_work(m->work, m);
+        manager_work(m);
         /* Discovery and the first apply of every NIC churned the heap: the daemon idles small. */
         malloc_trim(0);
         manager_notify_status(m, "READY=1\n");
