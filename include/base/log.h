@@ -18,7 +18,7 @@ typedef enum LogTarget {
         _LOG_TARGET_INVALID = -EINVAL,
 } LogTarget;
 
-/* "auto", "stderr", "journal" and back. */
+/* "auto", "stderr" or "journal"; -EINVAL for another word. */
 LogTarget log_target_from_string(const char *s);
 
 void log_set_max_level(int level);

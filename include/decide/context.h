@@ -60,9 +60,14 @@ typedef struct Context {
  * slots the configuration claims). */
 int context_open(Context *c, const Options *o, bool policy);
 void context_done(Context *c);
-/* The same, saying nothing (the caller shows the problems itself). */
+/*
+ * The one way policy is loaded, by the commands and the daemon alike: config and quirks into
+ * the given structs, a file with a problem left out as a whole and everything else loaded, the
+ * problems kept in problems (freed with diag_done()). This one says nothing (the caller shows
+ * them); context_load_policy() logs each (file:line, with MESSAGE_ID).
+ */
 void context_read_policy_quiet(const Options *o, Config *config, QuirkDb *quirks, Diagnostics *problems);
-/* context_read_policy() into c (replacing what it had), then the profile. */
+/* The policy read into c (replacing what it had), then the profile. */
 void context_load_policy(Context *c);
 void context_load_policy_quiet(Context *c);
 /* The profile asked for: --profile, else the configuration's. */

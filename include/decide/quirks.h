@@ -20,7 +20,7 @@ typedef enum QuirkConfidence {
         _CONFIDENCE_INVALID = -EINVAL,
 } QuirkConfidence;
 
-/* "kernel", "measured", "reported" and back. */
+/* "kernel", "measured", "reported". */
 const char *confidence_to_string(QuirkConfidence c);
 
 /*
@@ -36,7 +36,7 @@ typedef enum QuirkDoubt {
         _DOUBT_INVALID = -EINVAL,
 } QuirkDoubt;
 
-/* "no-numbers", "contradicted", "unmeasured" and back; the label ("measurements disagree"). */
+/* "no-numbers", "contradicted", "unmeasured"; the label ("measurements disagree"). */
 const char *doubt_to_string(QuirkDoubt d);
 const char *doubt_label(QuirkDoubt d);
 

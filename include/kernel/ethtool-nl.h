@@ -29,11 +29,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(EthtoolNl *, ethtool_nl_free);
  * do not match"), so a write after a rename cannot reach another device.
  */
 void ethtool_nl_set_index(EthtoolNl *e, const char *ifname, int ifindex);
-/*
- * The kernel's feature names (ETH_SS_FEATURES), asked once per socket; NULL when the kernel
- * would not say (feature bitsets then travel by name). With them, feature requests ask for
- * compact bitsets.
- */
+/* Every feature of the interface, by name, with its active, wanted and changeable bits. */
 int ethtool_nl_features_get(EthtoolNl *e, const char *ifname, EthtoolFeatures *ret, EthtoolError *err);
 /*
  * Sets the named features. On success ret_refused lists the requested

@@ -46,7 +46,7 @@ int netlink_monitor_receive(NetlinkMonitor *m);
  */
 #define NETLINK_MONITOR_RCVBUF (128 * 1024 * 1024)
 /*
- * Sets a socket's receive buffer: SO_RCVBUFFORCE (CAP_NET_ADMIN may exceed
+ * Sets the monitor socket's receive buffer: SO_RCVBUFFORCE (CAP_NET_ADMIN may exceed
  * net.core.rmem_max), else SO_RCVBUF (capped by it). The size the kernel granted in *ret
  * (it doubles the request for its own bookkeeping) when ret is not NULL.
  */

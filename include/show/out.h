@@ -7,15 +7,16 @@
 /*
  * One walk, every rendering. An output is written once, as a sequence of calls in the order a
  * reader meets the facts. A fact both renderings show is one call with its JSON key and its
- * text's printf format (out_str, out_u64, out_knob_value, out_wrapped); a fact only JSON has
- * is an out_json_* call; the text's own words are out_text. The JSON takes the keys and typed
+ * text's printf format (out_str, out_u64, out_decimal, out_knob_value, out_wrapped); a fact
+ * only JSON has is an out_json_* call; the text's own words are out_text. The JSON takes the keys and typed
  * values, the text the formats, so text and JSON cannot say two things of one fact.
  * ethtool's print_*(PRINT_ANY, key, fmt, value) is the model.
  *
  * A NULL string value is null in JSON, and in the text the whole format is left out (its
- * literal words too); a NULL key is an element of the array being written. Every format is
- * checked at compile time against the type the call takes (a string, a uint64_t, the knob's
- * words), so a "%s" for a number does not build.
+ * literal words too); a NULL key is an element of the array being written. Every format, and
+ * every value's type as written, is checked at compile time against what the call takes (a
+ * string, an unsigned integer, a floating-point number, the knob's words), so a "%s" for a
+ * number, or an int for out_u64, does not build; a bare NULL string is written (const char *) NULL.
  */
 
 /* The version of every --json output's shape ("schema" at the top); see r8169-tuned(8). */

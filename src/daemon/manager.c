@@ -576,8 +576,7 @@ static int manager_watch(Manager *m) {
         return 0;
 }
 
-/* What writers that are gone left in the state directory: each owner says which of its names. */
-static bool state_leftover(const char *suffix) {
+bool manager_state_leftover(const char *suffix) {
         return undo_is_leftover(suffix) || link_power_record_is_leftover(suffix);
 }
 
@@ -595,7 +594,7 @@ static int manager_prepare(Manager *m) {
                 return log_error_errno(r, r == -EBUSY ? "Another r8169-tuned daemon runs with the state directory %s; not starting."
                                                       : "Cannot take the service lock in %s: %m", o->state_dir);
         /* A record the sweep had to leave (its slot was busy) is looked for at that NIC's first apply. */
-        m->records_unsure = lock_remove_leftovers(o->state_dir, state_leftover) > 0;
+        m->records_unsure = lock_remove_leftovers(o->state_dir, manager_state_leftover) > 0;
         r = sysroot_new(o->sysfs, &m->c.root);
         if (r < 0)
                 return log_error_errno(r, "Cannot open sysfs root %s: %m", o->sysfs);

@@ -95,7 +95,7 @@ static const char *const drift_names[_DRIFT_POLICY_MAX] = {
         [DRIFT_LEAVE] = "leave",
 };
 
-/* "reassert", "leave" and back. */
+/* "reassert" or "leave". */
 static DriftPolicy drift_policy_from_string(const char *s) {
         return (DriftPolicy) string_table_lookup(drift_names, _DRIFT_POLICY_MAX, s);
 }

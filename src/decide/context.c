@@ -121,12 +121,7 @@ void context_read_policy_quiet(const Options *o, Config *config, QuirkDb *quirks
         diag_sort(problems);
 }
 
-/*
- * The one way policy is loaded, by the commands and the daemon alike: config and quirks
- * into the given structs. A mistake never stops tuning: a file with a problem is left out
- * as a whole and everything else loaded; every problem is logged (file:line, with
- * MESSAGE_ID) and kept in problems (which the caller frees with diag_done()).
- */
+/* context_read_policy_quiet(), each problem logged (file:line, with MESSAGE_ID): a mistake never stops tuning. */
 static void context_read_policy(const Options *o, Config *config, QuirkDb *quirks, Diagnostics *problems) {
         size_t files = 0;
 

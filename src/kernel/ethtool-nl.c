@@ -200,6 +200,11 @@ void ethtool_nl_set_index(EthtoolNl *e, const char *ifname, int ifindex) {
         e->index = ifname && ifindex > 0 && strscpy(e->index_name, sizeof(e->index_name), ifname) >= 0 ? ifindex : 0;
 }
 
+/*
+ * The kernel's feature names (ETH_SS_FEATURES), asked once per socket; NULL when the kernel
+ * would not say (feature bitsets then travel by name). With them, feature requests ask for
+ * compact bitsets.
+ */
 static const EthtoolStrings *ethtool_nl_feature_names(EthtoolNl *e) {
         struct nlattr *sets, *set;
         EthtoolError err = {};

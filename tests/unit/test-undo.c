@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "state/link-power-record.h"
+#include "daemon/manager.h"
 #include "state/lock.h"
 #include "state/undo.h"
 
@@ -109,11 +109,6 @@ static void touch(const char *name) {
         close(fd);
 }
 
-/* As the daemon asks at start-up: each owner says which of its names a writer that is gone left. */
-static bool leftover(const char *suffix) {
-        return undo_is_leftover(suffix) || link_power_record_is_leftover(suffix);
-}
-
 /* A crashed writer's temporary files and a gone daemon's link power records go at start-up; the rest stays. */
 static void test_leftovers(void **state) {
         static const char *const kept[] = { "0000:02:00.0", "0000:02:00.0.lock", "0000:02:00.0.txguard",
@@ -132,14 +127,14 @@ static void test_leftovers(void **state) {
         held = lock_nic(dir, "0000:03:00.0", 0);
         assert_true(held >= 0);
 
-        lock_remove_leftovers(dir, leftover);
+        lock_remove_leftovers(dir, manager_state_leftover);
         for (size_t i = 0; i < 6; i++)
                 assert_true(exists(kept[i]));
         for (size_t i = 0; i < ELEMENTSOF(gone); i++)
                 assert_false(exists(gone[i]));
         assert_true(exists("0000:03:00.0.tmp"));
         close(held);
-        lock_remove_leftovers(dir, leftover);
+        lock_remove_leftovers(dir, manager_state_leftover);
         assert_false(exists("0000:03:00.0.tmp"));
 
         /*
