@@ -58,19 +58,14 @@ unsigned lock_remove_leftovers(const char *state_dir, bool (*leftover)(const cha
         return busy;
 }
 
-int lock_nic(const char *state_dir, const char *slot, unsigned wait_ms) {
-        _cleanup_close_ int fd = -1;
-        char name[PCI_SLOT_LEN + 8];
-        unsigned waited = 0;
+/* An exclusive lock, tried every 20 ms for up to wait_ms (a bounded poll, not a blocking flock: the
+ * holder may be stopped): the fd, -EAGAIN when another holds it still, or -errno. Takes fd. */
+static int lock_take(int fd, unsigned wait_ms) {
+        _cleanup_close_ int owned = fd;
 
-        if (!pci_slot_valid(slot))
-                return -EINVAL;
-        snprintf(name, sizeof(name), "%s.lock", slot);
-        fd = lock_open(state_dir, name);
         if (fd < 0)
                 return fd;
-        /* Commands wait a while for another writer (a bounded poll, not a blocking flock: it may be stopped). */
-        while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        for (unsigned waited = 0; flock(fd, LOCK_EX | LOCK_NB) < 0;) {
                 if (errno == EINTR)
                         continue;
                 if (errno != EWOULDBLOCK)
@@ -80,25 +75,24 @@ int lock_nic(const char *state_dir, const char *slot, unsigned wait_ms) {
                 nanosleep(&(struct timespec) { .tv_nsec = 20 * 1000 * 1000 }, NULL);
                 waited += 20;
         }
-        return TAKE_FD(fd);
+        return TAKE_FD(owned);
+}
+
+int lock_nic(const char *state_dir, const char *slot, unsigned wait_ms) {
+        char name[PCI_SLOT_LEN + 8];
+
+        if (!pci_slot_valid(slot))
+                return -EINVAL;
+        snprintf(name, sizeof(name), "%s.lock", slot);
+        /* Commands wait a while for another writer; the daemon never does (wait_ms 0). */
+        return lock_take(lock_open(state_dir, name), wait_ms);
 }
 
 int lock_service(const char *state_dir) {
-        _cleanup_close_ int fd = lock_open(state_dir, "daemon.lock");
-
-        if (fd < 0)
-                return fd;
         /* A command asking whether the service runs holds a shared lock for a moment: wait that out. */
-        for (int attempt = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; attempt++) {
-                if (errno == EINTR)
-                        continue;
-                if (errno != EWOULDBLOCK)
-                        return -errno;
-                if (attempt >= 50)
-                        return -EBUSY;
-                nanosleep(&(struct timespec) { .tv_nsec = 20 * 1000 * 1000 }, NULL);
-        }
-        return TAKE_FD(fd);
+        int fd = lock_take(lock_open(state_dir, "daemon.lock"), 1000);
+
+        return fd == -EAGAIN ? -EBUSY : fd;
 }
 
 int lock_service_running(const char *state_dir) {
