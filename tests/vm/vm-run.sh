@@ -276,12 +276,6 @@ write_ctl_files
 : > "$RUN/console.log"
 if [ $CONSOLE = 1 ]; then tail -F -n +1 "$RUN/console.log" >&2 & TAILPID=$!; fi
 
-T0=$(date +%s.%N)
-timeout -k 10 "$TIMEOUT" "${QEMU[@]}" \
-  -append "root=/dev/vda rw console=ttyS0 quiet loglevel=4 systemd.show_status=0 panic=-1 sysrq_always_enabled=1 r8t.run=1 ${R8T_VM_APPEND:-}" \
-  -serial "file:$RUN/console.log" -chardev "stdio,id=out,signal=off,logfile=$RUN/out.log" -serial chardev:out \
-  -serial "file:$RUN/status" </dev/null &
-QPID=$! QSTART=$SECONDS
 
 # QMP relay: the guest's r8t-qmp drops ctl/qmp/req-N (line 1: delay, line 2: "suspended" or
 # "-", then the command and key=value arguments); the reply goes to rep-N, the status to rc-N.
@@ -333,6 +327,14 @@ EOF
   grep '^vm-run: ' "$CTL/qmp/.rep-$n" >&2 || true
   mv "$CTL/qmp/.rep-$n" "$CTL/qmp/rep-$n"; echo $rc > "$CTL/qmp/rc-$n"
 }
+# One run of the guest, from boot to power-off: QRC, T0, T1.
+boot() {
+T0=$(date +%s.%N)
+timeout -k 10 "$TIMEOUT" "${QEMU[@]}" \
+  -append "root=/dev/vda rw console=ttyS0 quiet loglevel=4 systemd.show_status=0 panic=-1 sysrq_always_enabled=1 r8t.run=1 ${R8T_VM_APPEND:-}" \
+  -serial "file:$RUN/console.log" -chardev "stdio,id=out,signal=off,logfile=$RUN/out.log" -serial chardev:out \
+  -serial "file:$RUN/status" </dev/null &
+QPID=$! QSTART=$SECONDS
 quit_after=""
 asked_status=""
 while kill -0 $QPID 2>/dev/null; do
@@ -359,6 +361,17 @@ wait $QPID; QRC=$?
 set -e
 T1=$(date +%s.%N)
 QPID=""
+}
+boot
+# A guest kernel that panicked before the command began (under TCG with two vCPUs, 6.12's boot
+# has oopsed on an int3 of its own text patching, once in many runs) ran nothing of the test:
+# it is booted once more, and said. A panic once the command runs is the test's result.
+if [ ! -e "$CTL/t_guest_ready" ] && [ $QRC != 124 ] && [ $QRC != 137 ] && grep -q 'Kernel panic' "$RUN/console.log"; then
+  echo "vm-run: the guest's kernel panicked before the command began; booting once more. Its console's tail:" >&2
+  tail -n 8 "$RUN/console.log" >&2
+  : > "$RUN/console.log"; : > "$RUN/status"; rm -f "$RUN/qmp.sock"
+  boot
+fi
 if [ -e "$CTL/t_guest_ready" ]; then
   READY=$(awk -v a="$(stat -c %.Y "$CTL/t_guest_ready")" -v b="$T0" 'BEGIN { printf "%.1f", a - b }')
 else READY=none; fi
