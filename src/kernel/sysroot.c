@@ -139,12 +139,13 @@ int sysroot_opendir(const Sysroot *s, const char *dir, DIR **ret) {
         return 0;
 }
 
-static int open_attr(const Sysroot *s, const char *dir, const char *attr, int flags, bool write) {
+/* An allowlisted attribute, read-only (writes go through sysroot_write_at()). */
+static int open_attr(const Sysroot *s, const char *dir, const char *attr) {
         _cleanup_close_ int dfd = -1;
         char path[4096 + 256];
-        int fd;
+        int flags = O_RDONLY, fd;
 
-        if (!relpath_valid(dir) || !attr || strchr(attr, '/') || !sysroot_attr_allowed(attr, write))
+        if (!relpath_valid(dir) || !attr || strchr(attr, '/') || !sysroot_attr_allowed(attr, false))
                 return -EPERM;
         /*
          * O_NONBLOCK: a FIFO where an attribute should be must not hang the daemon. One openat2()
@@ -162,7 +163,7 @@ static int open_attr(const Sysroot *s, const char *dir, const char *attr, int fl
 }
 
 int sysroot_open_attr(const Sysroot *s, const char *dir, const char *attr) {
-        return open_attr(s, dir, attr, O_RDONLY, false);
+        return open_attr(s, dir, attr);
 }
 
 /* Reads what fd holds into buf: bounded, NUL-terminated, trailing whitespace stripped. */
@@ -217,7 +218,7 @@ static int open_attr_at(int dfd, const char *attr, int flags, bool write) {
 }
 
 int sysroot_read(const Sysroot *s, const char *dir, const char *attr, char *buf, size_t size) {
-        _cleanup_close_ int fd = open_attr(s, dir, attr, O_RDONLY, false);
+        _cleanup_close_ int fd = open_attr(s, dir, attr);
         return read_attr_fd(fd, buf, size);
 }
 
