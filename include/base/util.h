@@ -48,6 +48,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
 #define _cleanup_closedir_ _cleanup_(closedirp)
 
 static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
+/* Both NULL, or both the same string. */
+static inline bool streq_ptr(const char *a, const char *b) { return a && b ? streq(a, b) : a == b; }
 static inline const char *yes_no(bool b) { return b ? "yes" : "no"; }
 
 /* Strict decimal parsers: no sign, no trailing garbage, no overflow. */

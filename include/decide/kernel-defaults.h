@@ -26,6 +26,9 @@ typedef struct KernelDefault {
         char *value;      /* as the file writes it */
         uint64_t knob_value; /* parsed, for a knob of r8169-tuned */
         char *unless, *commit, *landed, *source, *note;
+        /* A change after 6.1, decided: the entries that do it on the releases before (ids), or
+         * the r8169-tuned-problems(7) paragraph that says why none does. */
+        char *backport, *not_backported;
 } KernelDefault;
 
 typedef struct KernelDefaults {

@@ -76,6 +76,8 @@ void match_done(NicMatch *m);
 int match_parse(NicMatch *m, const char *key, const char *value, char *err, size_t size);
 /* The canonical name of a match key ("xid" is the old spelling of "match-xid"), NULL if it is none. */
 const char *match_key_canonical(const char *key);
+/* A key whose value is a list of words (match-xid, match-pci-id, ...): indented lines may continue it. */
+bool match_key_is_list(const char *key);
 bool match_is_empty(const NicMatch *m);
 bool match_test(const NicMatch *m, const Nic *n, const Machine *machine);
 /* The same, leaving the driver out: to say which entries were written for another driver. */

@@ -92,6 +92,8 @@ int quirk_db_load_files(QuirkDb *db, const char *const *files, size_t n, Diagnos
 /* One quirk file's text, from memory (the fuzzer); name is what diagnostics say. */
 int quirk_db_load_buffer(QuirkDb *db, const char *name, const char *buf, size_t len, Diagnostics *d);
 void quirk_db_done(QuirkDb *db);
+/* The entry with this id, or NULL. */
+const Quirk *quirk_db_find(const QuirkDb *db, const char *id);
 /* A throughput fix: in the performance profile and not in powersave (it costs power to win speed). */
 bool quirk_is_throughput_fix(const Quirk *q);
 
@@ -106,3 +108,9 @@ const char *quirk_experiment_line(const Quirk *q, const char *name, char *buf, s
 
 /* Whether an entry applies to an identified NIC (never to one whose XID is unknown). */
 bool quirk_matches(const Quirk *q, const Nic *n, const Machine *m);
+/*
+ * A back-port the kernel took over: a kernel-tier entry whose match-kernel ranges end where the
+ * kernel starts doing it (kernel-default-since), on a kernel at or past that release, for a NIC
+ * it matched on the release before. Not applied; plan shows what it would keep as the kernel's.
+ */
+bool quirk_taken_over(const Quirk *q, const Nic *n, const Machine *m);

@@ -56,6 +56,8 @@ typedef struct KernelVersion {
 /* Exactly X.Y or X.Y.Z, nothing after: what a user or an entry writes. */
 int kernel_version_parse_strict(const char *s, KernelVersion *ret);
 int kernel_version_compare(const KernelVersion *a, const KernelVersion *b);
+/* The release v grew from: X.Y.Z from X.Y.(Z-1), X.Y from X.(Y-1); 6.0 and 7.0 came after X.19. */
+KernelVersion kernel_version_before(const KernelVersion *v);
 const char *kernel_version_to_string(const KernelVersion *v, char *buf, size_t size);
 
 typedef struct Machine {

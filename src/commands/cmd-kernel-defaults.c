@@ -36,6 +36,8 @@ static void kernel_default_show(Out *o, const KernelDefault *row, bool releases)
         out_text_wrapped(o, "    change:", "      ", change);
         out_text_wrapped(o, "    what:", "      ", row->note);
         out_wrapped(o, "source", "    see:", "      ", row->source);
+        out_words(o, "backport", "    back-ported by:", "      ", row->backport);
+        out_wrapped(o, "not_backported", "    not back-ported, see r8169-tuned-problems(7):", "      ", row->not_backported);
         out_json_str(o, "note", row->note);
         out_json_str(o, "file", row->file);
         out_json_u64(o, "line", row->line);

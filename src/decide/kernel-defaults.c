@@ -5,7 +5,8 @@
 #include "kernel/chip.h"
 
 /* The rows' own keys; a value may continue on indented lines, as in the quirk files. */
-static const char *const keys[] = { "knob", "mac", "kernel", "value", "unless", "commit", "landed", "source", "note" };
+static const char *const keys[] = { "knob",   "mac",  "kernel", "value",    "unless",        "commit",
+                                    "landed", "source", "note", "backport", "not-backported" };
 /* What a row may name besides the knobs: the kernel's per-speed EEE and the chip's LTR, shown only. */
 static const char *const shown_only[] = { "eee_2500", "eee_5000", "ltr" };
 
@@ -31,6 +32,8 @@ static void row_done(KernelDefault *r) {
         free(r->landed);
         free(r->source);
         free(r->note);
+        free(r->backport);
+        free(r->not_backported);
 }
 
 void kernel_defaults_done(KernelDefaults *kd) {
@@ -109,6 +112,8 @@ static void finish_row(Loader *l, Diagnostics *d) {
         r->landed = TAKE_PTR(l->text[6]);
         r->source = TAKE_PTR(l->text[7]);
         r->note = TAKE_PTR(l->text[8]);
+        r->backport = TAKE_PTR(l->text[9]);
+        r->not_backported = TAKE_PTR(l->text[10]);
         for (size_t i = 0; i < ELEMENTSOF(keys); i++)
                 free(l->text[i]), l->text[i] = NULL;
         return;
@@ -300,7 +305,137 @@ static void check_at(const KernelDefaults *kd, const Quirk *q, const bool macs[K
         }
 }
 
+static bool row_same_default(const KernelDefault *a, const KernelDefault *b) {
+        return streq(a->value, b->value) && streq_ptr(a->unless, b->unless);
+}
+
+/*
+ * kernel-default-since: the kernel does what the entry asks at that release and at every later
+ * change the data knows, except where the entry's own ranges apply it anyway (plan shows those
+ * releases as the kernel's doing, so it must be true on each).
+ */
+static void check_since(const KernelDefaults *kd, const Quirk *q, const bool macs[KERNEL_DEFAULTS_MAC_MAX], Diagnostics *d) {
+        const char *why = "kernel-default-since says it does it";
+
+        check_at(kd, q, macs, &q->kernel_default_since, why, d);
+        for (size_t i = 0; i < kd->n; i++)
+                for (size_t r = 0; r < kd->rows[i].n_kernels; r++) {
+                        const KernelVersion *from = &kd->rows[i].kernels[r].from;
+                        bool own = false;
+
+                        if (!from->known || kernel_version_compare(from, &q->kernel_default_since) <= 0)
+                                continue;
+                        for (size_t j = 0; j < q->match.n_kernels && !own; j++)
+                                own = kernel_range_test(&q->match.kernels[j], from);
+                        if (!own)
+                                check_at(kd, q, macs, from, why, d);
+                }
+}
+
+/*
+ * The chips on which a row changes what r8169 does at one of its start releases after 6.1 (the
+ * row before it held something else there); false when it changes nothing after 6.1. *at is
+ * the first such release.
+ */
+static bool row_changes(const KernelDefaults *kd, const KernelDefault *row, bool macs[KERNEL_DEFAULTS_MAC_MAX], KernelVersion *at) {
+        const KernelVersion v61 = { 6, 1, 0, true };
+        bool any = false;
+
+        memset(macs, 0, KERNEL_DEFAULTS_MAC_MAX * sizeof(bool));
+        for (size_t i = 0; i < row->n_kernels; i++) {
+                const KernelVersion *from = &row->kernels[i].from;
+                KernelVersion before;
+
+                if (!from->known || kernel_version_compare(from, &v61) <= 0)
+                        continue;
+                before = kernel_version_before(from);
+                for (unsigned m = 0; m < KERNEL_DEFAULTS_MAC_MAX; m++) {
+                        const KernelDefault *was = row->mac[m] ? kernel_defaults_find(kd, row->knob, m, &before) : NULL;
+                        if (!was || row_same_default(was, row))
+                                continue;
+                        if (!any || kernel_version_compare(from, at) < 0)
+                                *at = *from;
+                        macs[m] = any = true;
+                }
+        }
+        return any;
+}
+
+/* Does entry q do on the releases before what row does from one of its starts? NULL, or why not. */
+static const char *backport_fault(const KernelDefault *row, const Quirk *q) {
+        if (q->confidence != CONFIDENCE_KERNEL)
+                return "its confidence is not kernel";
+        if (row->knob_id < 0 || !q->set[row->knob_id] || q->value[row->knob_id] != row->knob_value)
+                return "it does not set this knob to this value";
+        for (size_t i = 0; i < row->n_kernels; i++) {
+                const KernelVersion *from = &row->kernels[i].from;
+                if (!from->known)
+                        continue;
+                if (q->kernel_default_since.known && kernel_version_compare(&q->kernel_default_since, from) == 0)
+                        return NULL;
+                for (size_t r = 0; r < q->match.n_kernels; r++)
+                        if (q->match.kernels[r].to.known && kernel_version_compare(&q->match.kernels[r].to, from) == 0)
+                                return NULL;
+        }
+        return "none of its ranges ends, nor its kernel-default-since starts, where this row starts";
+}
+
+static const char *mac_list(const bool macs[KERNEL_DEFAULTS_MAC_MAX], char *buf, size_t size) {
+        size_t n = 0;
+
+        buf[0] = '\0';
+        for (unsigned m = 0; m < KERNEL_DEFAULTS_MAC_MAX && n < size; m++)
+                if (macs[m])
+                        n += (size_t) snprintf(buf + n, size - n, "%s%u", n ? " " : "", m);
+        return buf;
+}
+
+/*
+ * Back-ports as a rule: every row that changes what r8169 does after 6.1 names the entries
+ * that do it on the releases before (same knob and value, a range that ends, or a
+ * kernel-default-since that starts, where the row starts, together on every chip the row
+ * changes), or the r8169-tuned-problems(7) paragraph that says why not, or both.
+ */
+static void lint_backports(const KernelDefaults *kd, const QuirkDb *db, const KernelDefault *row, Diagnostics *d) {
+        bool changed[KERNEL_DEFAULTS_MAC_MAX], covered[KERNEL_DEFAULTS_MAC_MAX] = {};
+        KernelVersion at = {};
+        char rel[24], list[400], *save = NULL;
+        _cleanup_free_ char *ids = row->backport ? strdup(row->backport) : NULL;
+        bool any_left = false;
+
+        if (!row_changes(kd, row, changed, &at)) {
+                if (row->backport || row->not_backported)
+                        diag_add(d, row->file, row->line, "[%s] changes nothing after 6.1, so it needs no backport or not-backported",
+                                 row->id);
+                return;
+        }
+        for (char *id = ids ? strtok_r(ids, " \t", &save) : NULL; id; id = strtok_r(NULL, " \t", &save)) {
+                const Quirk *q = quirk_db_find(db, id);
+                bool macs[KERNEL_DEFAULTS_MAC_MAX];
+                const char *fault = q ? backport_fault(row, q) : "no entry has that id";
+
+                if (fault) {
+                        diag_add(d, row->file, row->line, "[%s]: backport names [%s], but %s", row->id, id, fault);
+                        continue;
+                }
+                quirk_macs(q, macs);
+                for (unsigned m = 0; m < KERNEL_DEFAULTS_MAC_MAX; m++)
+                        covered[m] = covered[m] || macs[m];
+        }
+        for (unsigned m = 0; m < KERNEL_DEFAULTS_MAC_MAX; m++) {
+                changed[m] = changed[m] && !covered[m];
+                any_left = any_left || changed[m];
+        }
+        if (any_left && !row->not_backported)
+                diag_add(d, row->file, row->line,
+                         "[%s] changes %s from %s on RTL_GIGA_MAC_VER %s, and no entry does it before: name one in backport, "
+                         "or the r8169-tuned-problems(7) paragraph that says why not in not-backported",
+                         row->id, row->knob, kernel_version_to_string(&at, rel, sizeof(rel)), mac_list(changed, list, sizeof(list)));
+}
+
 void kernel_defaults_lint_quirks(const KernelDefaults *kd, const QuirkDb *db, Diagnostics *d) {
+        for (size_t i = 0; kd && i < kd->n; i++)
+                lint_backports(kd, db, &kd->rows[i], d);
         for (size_t i = 0; kd && i < db->n; i++) {
                 const Quirk *q = &db->quirks[i];
                 bool macs[KERNEL_DEFAULTS_MAC_MAX];
@@ -312,6 +447,6 @@ void kernel_defaults_lint_quirks(const KernelDefaults *kd, const QuirkDb *db, Di
                         if (q->match.kernels[r].to.known)
                                 check_at(kd, q, macs, &q->match.kernels[r].to, "range ends", d);
                 if (q->kernel_default_since.known)
-                        check_at(kd, q, macs, &q->kernel_default_since, "kernel-default-since says it does it", d);
+                        check_since(kd, q, macs, d);
         }
 }

@@ -481,6 +481,11 @@ const char *match_key_canonical(const char *key) {
         return c ? c->name : NULL;
 }
 
+bool match_key_is_list(const char *key) {
+        const MatchCondition *c = condition_from_key(key);
+        return c && c->list;
+}
+
 const char *match_keys_string(void) {
         static char buf[1024];
 

@@ -193,10 +193,12 @@ void plan_knobs_needed(const PlanInput *in, bool needed[_KNOB_MAX]) {
         plan_wanted(in, p, set, skip, value, why, skip_why);
         setting = in->config ? config_link_power(in->config, in->nic, in->machine, &by_device) : NULL;
         dynamic = setting && setting->mode == LINK_POWER_DYNAMIC;
-        /* What is suggested or withheld is shown with the value it would change: read too. */
+        /* What is suggested or withheld is shown with the value it would change, and what the kernel took over
+         * with the value it keeps: read too. */
         for (size_t i = 0; in->quirks && i < in->quirks->n; i++) {
                 const Quirk *q = &in->quirks->quirks[i];
-                if (q->profiles[in->profile] && quirk_matches(q, in->nic, in->machine) && quirk_withheld(in, q))
+                if (q->profiles[in->profile] && ((quirk_matches(q, in->nic, in->machine) && quirk_withheld(in, q)) ||
+                                                 quirk_taken_over(q, in->nic, in->machine)))
                         for (int k = 0; k < _KNOB_MAX; k++)
                                 skip[k] = skip[k] || q->set[k];
         }
@@ -239,6 +241,40 @@ static void plan_tx_guard(const PlanInput *in, NicPlan *ret, Wanted *w) {
                         w->value[k] = 0;
                         w->why[k] = (Provenance) { .kind = PROVENANCE_GUARD };
                 }
+        }
+}
+
+/*
+ * A back-port on a kernel that does it itself: where nothing else plans the knob and the NIC holds
+ * the entry's value, a keep that says since when the kernel does it. Where it holds another
+ * value (a user's, or a BIOS flag the kernel honours) nothing is planned: the kernel's default is
+ * not enforced.
+ */
+static void plan_taken_over(const PlanInput *in, Wanted *w) {
+        bool withheld[_KNOB_MAX] = {};
+
+        /* A suggestion (or a guarded entry) for the knob is shown as such, not hidden behind a keep. */
+        for (size_t i = 0; in->quirks && i < in->quirks->n; i++) {
+                const Quirk *q = &in->quirks->quirks[i];
+                if (q->profiles[in->profile] && quirk_matches(q, in->nic, in->machine) && quirk_withheld(in, q))
+                        for (int k = 0; k < _KNOB_MAX; k++)
+                                withheld[k] = withheld[k] || q->set[k];
+        }
+        for (size_t i = 0; in->quirks && i < in->quirks->n; i++) {
+                const Quirk *q = &in->quirks->quirks[i];
+                bool holds = true;
+
+                if (!q->profiles[in->profile] || !quirk_taken_over(q, in->nic, in->machine))
+                        continue;
+                /* All of it or none: L1.2 off alone on a link with L1 on is not what the kernel does. */
+                for (int k = 0; k < _KNOB_MAX; k++)
+                        holds = holds && (!q->set[k] || knob_reading_holds(&in->current[k], q->value[k]));
+                for (int k = 0; holds && k < _KNOB_MAX; k++)
+                        if (q->set[k] && !w->set[k] && !w->skip[k] && !withheld[k]) {
+                                w->set[k] = true;
+                                w->value[k] = q->value[k];
+                                w->why[k] = (Provenance) { PROVENANCE_QUIRK, q, {} };
+                        }
         }
 }
 
@@ -378,6 +414,7 @@ void plan_nic(const PlanInput *in, NicPlan *ret) {
         }
         plan_link_power(in, ret, w.set, w.skip, w.value, w.why);
         plan_tx_guard(in, ret, &w);
+        plan_taken_over(in, &w);
         plan_with_l1(in, &w);
         for (int k = 0; k < _KNOB_MAX; k++)
                 if (w.set[k] || w.skip[k])

@@ -10,6 +10,17 @@ bool quirk_matches(const Quirk *q, const Nic *n, const Machine *m) {
         return n->xid != CHIP_XID_INVALID && match_test(&q->match, n, m);
 }
 
+bool quirk_taken_over(const Quirk *q, const Nic *n, const Machine *m) {
+        Machine before;
+
+        if (q->confidence != CONFIDENCE_KERNEL || q->match.n_kernels == 0 || !q->kernel_default_since.known || !m ||
+            !m->kernel.known || kernel_version_compare(&m->kernel, &q->kernel_default_since) < 0 || quirk_matches(q, n, m))
+                return false;
+        before = *m;
+        before.kernel = kernel_version_before(&q->kernel_default_since);
+        return quirk_matches(q, n, &before);
+}
+
 static const char *const confidence_names[_CONFIDENCE_MAX] = {
         [CONFIDENCE_KERNEL] = "kernel",
         [CONFIDENCE_MEASURED] = "measured",
@@ -80,6 +91,13 @@ bool quirk_is_throughput_fix(const Quirk *q) {
         return q->profiles[PROFILE_PERFORMANCE] && !q->profiles[PROFILE_POWERSAVE];
 }
 
+const Quirk *quirk_db_find(const QuirkDb *db, const char *id) {
+        for (size_t i = 0; db && i < db->n; i++)
+                if (streq(db->quirks[i].id, id))
+                        return &db->quirks[i];
+        return NULL;
+}
+
 void quirk_db_done(QuirkDb *db) {
         for (size_t i = 0; i < db->n; i++)
                 quirk_done(&db->quirks[i]);
@@ -97,6 +115,7 @@ typedef struct Loader {
         ssize_t current_prev;     /* the last entry of this file so far, -1 if none */
         size_t first_of_file;     /* quirks before this index come from earlier files */
         const QuirkKey *last_key; /* the key an indented line continues, NULL: none may */
+        const char *last_match;   /* or the match-* list one continues (its canonical key) */
         SeenKeys seen;
 } Loader;
 
@@ -273,6 +292,7 @@ static void on_quirk_section(Loader *l, const char *file, unsigned line, const c
 
         l->current = -1;
         l->last_key = NULL;
+        l->last_match = NULL;
         keys_reset(&l->seen);
         /* The entry before it in this file ends on the line before. */
         if (l->current_prev >= 0)
@@ -318,13 +338,18 @@ static void on_quirk_line(void *userdata, const char *file, unsigned line, const
         }
         q = &l->db->quirks[l->current];
         if (continuation) {
+                char err[256];
                 if (l->last_key)
                         l->last_key->parse(q, l->last_key, file, line, value, d);
-                else
-                        diag_add(d, file, line, "only reason, evidence, counter-evidence and reference may continue on the next line");
+                else if (!l->last_match)
+                        diag_add(d, file, line, "only reason, evidence, counter-evidence, reference and match-* lists may "
+                                 "continue on the next line");
+                else if (match_parse(&q->match, l->last_match, value, err, sizeof(err)) < 0)
+                        diag_add(d, file, line, "%s", err);
                 return;
         }
         l->last_key = NULL;
+        l->last_match = NULL;
         k = knob_from_name(key);
         if (k >= 0) {
                 if (!keys_repeated(&l->seen, d, file, line, key, q->id) &&
@@ -340,6 +365,8 @@ static void on_quirk_line(void *userdata, const char *file, unsigned line, const
                 r = match_parse(&q->match, key, value, err, sizeof(err));
                 if (r < 0)
                         diag_add(d, file, line, "%s", r == -ENOMEM ? strerror(ENOMEM) : err);
+                else if (match_key_is_list(key))
+                        l->last_match = match_key_canonical(key);
                 return;
         }
         qk = quirk_key(key);

@@ -122,6 +122,14 @@ int kernel_version_compare(const KernelVersion *a, const KernelVersion *b) {
         return 0;
 }
 
+KernelVersion kernel_version_before(const KernelVersion *v) {
+        if (v->patch > 0)
+                return (KernelVersion) { v->major, v->minor, v->patch - 1, true };
+        if (v->minor > 0)
+                return (KernelVersion) { v->major, v->minor - 1, 0, true };
+        return (KernelVersion) { v->major - 1, 19, 0, true };
+}
+
 const char *kernel_version_to_string(const KernelVersion *v, char *buf, size_t size) {
         if (!v->known)
                 snprintf(buf, size, "unknown");

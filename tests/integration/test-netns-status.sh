@@ -118,6 +118,22 @@ contains "taken: tso" "tso " "$(grep -- '-> on' <<<"$out")"
 eq "taken: nothing failed" 0 "$(grep -c 'the kernel kept' <<<"$out")"
 check_features "$(status)" "after a write taken"
 
+# 6.13's SG and TSO on, back-ported (issue 48): on Debian 13's 6.12 the plan turns them on with
+# the entry's tier; on 6.13 and later, where the kernel does it, a veth that has them on keeps
+# them as the kernel's, and one a user turned off is left alone.
+tsoplan() { in_ns "$R8T" --kernel-release "$1" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$SRCDIR/conf/quirks.d" \
+        --config "$TMP/empty.conf" --profile performance --json plan |
+        jq -r '[.nics[0].items[] | select(.knob == "tso" or .knob == "sg") |
+                "\(.knob)=\(.action):\(.desired):\(.quirk):\(.confidence):\(.kernel_default_since)"] | sort | join(" ")'; }
+: >"$TMP/empty.conf"
+in_ns ethtool -K enp1s0 sg off tso off 2>/dev/null || true
+eq "6.12, SG/TSO off: the back-port turns them on" \
+        "sg=change:true:r8169-sg-tso-6.13:kernel:null tso=change:true:r8169-sg-tso-6.13:kernel:null" "$(tsoplan 6.12.30)"
+eq "6.13, SG/TSO off (a user's): left alone" "" "$(tsoplan 6.13)"
+in_ns ethtool -K enp1s0 sg on tso on
+eq "7.1, SG/TSO on: the kernel already does this" \
+        "sg=keep:true:r8169-sg-tso-6.13:kernel:6.13 tso=keep:true:r8169-sg-tso-6.13:kernel:6.13" "$(tsoplan 7.1)"
+
 # The interface vanishes: ethtool knobs say no-interface, the command still succeeds.
 ip -n "$ns" link del enp1s0
 nic=$(status)

@@ -323,7 +323,7 @@ static void test_quirk_key_words(void **state) {
         diag_print(&d, stderr);
         assert_true(diag_has(&d, "a.conf:5: clkpm given twice in [x] (first at line 4)"));
         assert_true(diag_has(&d, "a.conf:6: match-xid given twice in [x] (first at line 2)")); /* the old spelling is the same key */
-        assert_true(diag_has(&d, "a.conf:10: only reason, evidence, counter-evidence and reference may continue"));
+        assert_true(diag_has(&d, "a.conf:10: only reason, evidence, counter-evidence, reference and match-* lists may continue"));
         assert_true(diag_has(&d, "a.conf:11: unknown key \"refrence\" in [x]; did you mean \"reference\"?"));
         assert_true(diag_has(&d, "a.conf:12: unknown key \"clkpm_\" in [x]; did you mean \"clkpm\"?"));
         assert_true(diag_has(&d, "a.conf:13: bad value \"2\" for l1_aspm: expected"));
@@ -331,6 +331,16 @@ static void test_quirk_key_words(void **state) {
         assert_int_equal(db.quirks[0].value[KNOB_CLKPM], 0); /* the first line stands */
         assert_true(db.quirks[0].skip[KNOB_EEE]);
         assert_false(db.quirks[0].skip[KNOB_TSO]);
+        quirk_db_done(&db);
+        diag_done(&d);
+        /* A match-* list continues on indented lines, and a bad word there is said with its line. */
+        write_file("q5/a.conf", "[x]\nconfidence = measured\nmatch-xid = 541/7cf\n  4c0/7cf 509/7cf\n  zz\nprofiles = powersave\n"
+                                "clkpm = 0\nreason = r\nevidence = e\nreference = https://x/1\n");
+        snprintf(dir, sizeof(dir), "%s/q5", tmpdir);
+        load_quirks(dir, &db, &d);
+        assert_true(diag_has(&d, "a.conf:5: bad match-xid \"zz\""));
+        assert_int_equal(db.n, 1);
+        assert_int_equal(db.quirks[0].match.n_xids, 3);
         quirk_db_done(&db);
         diag_done(&d);
 }
