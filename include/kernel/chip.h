@@ -59,3 +59,5 @@ int chip_parse_xid(const char *s, uint16_t *ret);
 int chip_parse_xid2(const char *s, uint32_t *ret);
 /* "XID 541" or "extXID 0", as the kernel's probe line says it; "no XID" when unknown. */
 const char *chip_id_to_string(uint16_t xid, uint32_t xid2, char *buf, size_t size);
+/* The fastest link the chip does, in Mb/s, by its chip version; 0 when not known. */
+unsigned chip_max_mbps(const ChipInfo *c);

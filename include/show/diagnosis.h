@@ -11,6 +11,7 @@
 #include "decide/kernel-defaults.h"
 #include "kernel/ethtool-ioctl.h"
 #include "kernel/ethtool-nl.h"
+#include "show/report.h"
 #include "state/link-power-record.h"
 
 #define JOURNAL_LINES 20
@@ -59,6 +60,7 @@ typedef struct NicFacts {
         bool tx_timeouts_known;         /* the tx watchdog's timeouts, summed over the queues */
         uint64_t tx_timeouts;
         bool tx_guard;                  /* L1 stays off for this link until reboot */
+        LinkExplain link;               /* speed, downshift, why the ASPM knobs are missing */
 } NicFacts;
 
 /* What the machine around the NICs says: firmware, kernel command line, loaded modules. */

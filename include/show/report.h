@@ -5,6 +5,7 @@
 #include "base/json.h"
 #include "decide/linkpower.h"
 #include "kernel/backend.h"
+#include "kernel/link-log.h"
 #include "kernel/nic.h"
 #include "show/out.h"
 
@@ -28,3 +29,21 @@ const char *report_errno_name(int error);
 void report_link_json(JsonWriter *w, const char *key, const PciLink *l);
 /* "RTL8168h/8111h (XID 541, from kernel-log)" or why there is no chip. */
 const char *report_chip_line(const Nic *n, char *buf, size_t size);
+
+/* What status and diagnose say of a NIC's link beyond its knobs: its speed against the chip's, a
+ * PHY downshift, and why its ASPM knobs are missing (issue 48, §5). */
+typedef struct LinkExplain {
+        unsigned mbps;             /* the link's speed; 0: not known */
+        const char *mbps_source;   /* "ethtool" or "kernel-log" */
+        LinkLog log;               /* the kernel log's lines of this NIC */
+        const char *attrs_missing; /* nic_link_attrs_missing(), NULL: the link/ knobs are there */
+        char attrs_line[200];      /* the kernel's line that says why; "" none */
+} LinkExplain;
+/* Fills e from the kernel log's facts and, where known (> 0), the speed ethtool reads now. */
+void link_explain_init(LinkExplain *e, const Sysroot *root, const Nic *n, const LinkLog *log, const AspmControlLog *aspm,
+                       unsigned ethtool_mbps);
+/* "link_speed" and "link_attrs_missing" in JSON; in the text a line each where there is
+ * something to say, every line starting with prefix ("  " in status, "- " in diagnose). */
+void report_link_explain(Out *o, const Nic *n, const LinkExplain *e, const char *prefix);
+/* Whether the text of report_link_explain() has a line. */
+bool report_link_explain_says(const Nic *n, const LinkExplain *e);

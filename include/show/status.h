@@ -23,6 +23,7 @@ typedef struct NicStatus {
         LinkPowerRecord link_power;
         struct NicPlan *plan;     /* for its suggestions and what a guard withholds; NULL: none made */
         char service_state[16];   /* as the running service holds it (tuned, released, failed, waiting); "": no service */
+        LinkExplain link;         /* speed, downshift, why the ASPM knobs are missing */
 } NicStatus;
 
 /* status of n NICs: each its identity, link, tx timeouts, link power, service, knobs and what is

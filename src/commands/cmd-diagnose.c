@@ -14,6 +14,7 @@
 #include "client/service.h"
 #include "commands/commands.h"
 #include "kernel/kernel-log.h"
+#include "kernel/link-log.h"
 #include "show/diagnosis.h"
 #include "show/report.h"
 
@@ -49,28 +50,6 @@ static void redact_macs(char *s, bool show) {
         }
 }
 
-/* Is this kernel line about this NIC: its PCI slot, its MDIO bus (the PHY lines) or its interface? */
-static bool kernel_line_is_ours(const NicFacts *f, const char *line) {
-        unsigned dom, bus, dev, fn;
-        char mdio[40];
-
-        if (strstr(line, f->nic->slot))
-                return true;
-        /* r8169 names its MDIO bus r8169-<domain>-<bus<<8 | devfn>, in hex. */
-        if (sscanf(f->nic->slot, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) == 4) {
-                snprintf(mdio, sizeof(mdio), "r8169-%x-%x:", dom, bus << 8 | dev << 3 | fn);
-                if (strstr(line, mdio))
-                        return true;
-        }
-        for (size_t i = 0; i < f->nic->n_ifnames; i++) {
-                char watchdog[64];
-                snprintf(watchdog, sizeof(watchdog), "NETDEV WATCHDOG: %s ", f->nic->ifnames[i]);
-                if (strstr(line, watchdog))
-                        return true;
-        }
-        return false;
-}
-
 static void kernel_line_add(NicFacts *f, const char *line, size_t len, bool show_mac) {
         char *copy;
 
@@ -99,7 +78,7 @@ static void kernel_line_scan(const char *line, size_t len, void *userdata) {
         KernelLineScan *scan = userdata;
 
         for (size_t i = 0; i < scan->n; i++)
-                if (kernel_line_is_ours(&scan->facts[i], line))
+                if (nic_kernel_line_is_ours(scan->facts[i].nic, line))
                         kernel_line_add(&scan->facts[i], line, len, scan->show_mac);
 }
 
@@ -110,50 +89,42 @@ static void kernel_lines_from_file(Unreads *u, NicFacts *facts, size_t n, const 
                 not_read(u, r, r == -EBADF || r == -EFBIG ? kernel_log_error_string(r) : NULL, "kernel log %s", path);
 }
 
+static void kernel_journal_scan(const char *line, size_t len, const char *device, size_t dlen, void *userdata) {
+        KernelLineScan *scan = userdata;
+
+        for (size_t i = 0; i < scan->n; i++)
+                if (nic_kernel_line_is_ours(scan->facts[i].nic, line) || nic_kernel_device_is_ours(scan->facts[i].nic, device, dlen))
+                        kernel_line_add(&scan->facts[i], line, len, scan->show_mac);
+}
+
 /* This boot's kernel messages from the journal, as dmesg would show them. */
 static void kernel_lines_from_journal(Unreads *u, NicFacts *facts, size_t n, bool show_mac) {
-        _cleanup_journal_ sd_journal *j = NULL;
-        char b[64] = "_BOOT_ID=";
-        sd_id128_t boot;
-        int r;
+        int r = kernel_log_this_boot(kernel_journal_scan, &(KernelLineScan) { facts, n, show_mac });
 
-        r = sd_id128_get_boot(&boot);
-        if (r >= 0)
-                r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY | SD_JOURNAL_SYSTEM);
-        if (r >= 0) {
-                sd_id128_to_string(boot, b + strlen(b));
-                r = sd_journal_add_match(j, "_TRANSPORT=kernel", 0);
-        }
-        if (r >= 0)
-                r = sd_journal_add_match(j, b, 0);
-        if (r < 0) {
+        if (r < 0)
                 not_read(u, r, NULL, "kernel messages of this boot (journal)");
+}
+
+/* Each NIC's speed (ethtool's, else the kernel log's), downshift and missing ASPM knobs. */
+static void link_explain_all(Diagnose *d, const Options *o) {
+        _cleanup_free_ const Nic **nics = calloc(d->n, sizeof(Nic *));
+        _cleanup_free_ LinkLog *logs = calloc(d->n, sizeof(LinkLog));
+        AspmControlLog aspm = {};
+        bool known = false;
+
+        if (!nics || !logs)
                 return;
-        }
-        SD_JOURNAL_FOREACH(j) {
-                const void *data;
-                size_t len;
-                uint64_t usec = 0;
-                char line[1100];
-
-                if (sd_journal_get_data(j, "MESSAGE", &data, &len) < 0 || len <= 8 || len - 8 > 1000)
-                        continue;
-                (void) sd_journal_get_monotonic_usec(j, &usec, NULL);
-                /* dmesg's form: the journal keeps the "r8169 0000:03:00.0" prefix out of MESSAGE for device lines. */
-                snprintf(line, sizeof(line), "[%5" PRIu64 ".%06" PRIu64 "] %.*s", usec / 1000000, usec % 1000000,
-                         (int) (len - 8), (const char *) data + 8);
-                for (size_t i = 0; i < n; i++) {
-                        const void *dev;
-                        size_t dlen;
-                        char want[64];
-                        bool ours = kernel_line_is_ours(&facts[i], line);
-
-                        snprintf(want, sizeof(want), "_KERNEL_DEVICE=+pci:%s", facts[i].nic->slot);
-                        if (!ours && sd_journal_get_data(j, "_KERNEL_DEVICE", &dev, &dlen) >= 0)
-                                ours = dlen == strlen(want) && memcmp(dev, want, dlen) == 0;
-                        if (ours)
-                                kernel_line_add(&facts[i], line, strlen(line), show_mac);
-                }
+        for (size_t i = 0; i < d->n; i++)
+                nics[i] = d->facts[i].nic;
+        if (o->kernel_log || sysroot_is_live(d->c->root))
+                known = link_log_read(o->kernel_log, nics, d->n, logs, &aspm) >= 0;
+        for (size_t i = 0; i < d->n; i++) {
+                const NicFacts *f = &d->facts[i];
+                unsigned live = f->linkmodes_known && f->linkmodes.present[ETHTOOL_A_LINKMODES_SPEED] &&
+                                                f->linkmodes.value[ETHTOOL_A_LINKMODES_SPEED] != UINT32_MAX
+                                        ? f->linkmodes.value[ETHTOOL_A_LINKMODES_SPEED]
+                                        : 0;
+                link_explain_init(&d->facts[i].link, d->c->root, f->nic, known ? &logs[i] : NULL, known ? &aspm : NULL, live);
         }
 }
 
@@ -395,6 +366,7 @@ static int diagnose_gather(Diagnose *d, const Options *o, const bool *selected) 
                 not_read(&d->unread, 0, "none given for this sysfs tree (--kernel-log)", "kernel log");
         for (size_t i = 0; i < d->n; i++)
                 find_phy_line(&d->facts[i]);
+        link_explain_all(d, o);
         return 0;
 }
 

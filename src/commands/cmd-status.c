@@ -30,6 +30,23 @@ static void status_ours(const Options *o, NicStatus *s) {
         }
 }
 
+/* The kernel log's word on each NIC's link, read once for all (the file given, or this boot's journal). */
+static void status_link_logs(Context *c, NicStatus *s, size_t n) {
+        _cleanup_free_ const Nic **nics = calloc(n ?: 1, sizeof(Nic *));
+        _cleanup_free_ LinkLog *logs = calloc(n ?: 1, sizeof(LinkLog));
+        AspmControlLog aspm = {};
+        bool known;
+
+        if (!nics || !logs)
+                return;
+        for (size_t i = 0; i < n; i++)
+                nics[i] = s[i].nic;
+        /* A fixture tree's kernel log is the one given: this machine's journal says nothing of it. */
+        known = (c->opts->kernel_log || sysroot_is_live(c->root)) && link_log_read(c->opts->kernel_log, nics, n, logs, &aspm) >= 0;
+        for (size_t i = 0; i < n; i++)
+                link_explain_init(&s[i].link, c->root, s[i].nic, known ? &logs[i] : NULL, known ? &aspm : NULL, 0);
+}
+
 /* The verdict without the service: the plan of each NIC listed, from the knobs just read. */
 static void verdict_here(Context *c, const NicStatus *s, size_t n, char *buf, size_t size) {
         Verification vd = {};
@@ -93,6 +110,7 @@ int cmd_status(const Options *o) {
                 status_ours(o, &s[n]);
                 n++;
         }
+        status_link_logs(&c, s, n);
         for (size_t i = 0; bus && i < n; i++)
                 if (service_nic_state(bus, s[i].nic->slot, s[i].service_state, sizeof(s[i].service_state)) < 0)
                         s[i].service_state[0] = '\0';

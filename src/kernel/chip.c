@@ -211,3 +211,21 @@ const char *chip_id_to_string(uint16_t xid, uint32_t xid2, char *buf, size_t siz
                 snprintf(buf, size, "XID %03x", xid);
         return buf;
 }
+
+unsigned chip_max_mbps(const ChipInfo *c) {
+        switch (c ? c->mac_version : 0) {
+        case 0:
+                return 0;
+        /* Fast Ethernet: RTL8101e/8102e/8103e, RTL8401, RTL8105e, RTL8402, RTL8106e, RTL8106eus, RTL8107e */
+        case 7: case 8: case 9: case 10: case 14: case 29: case 30: case 37: case 39: case 43: case 48:
+                return 100;
+        case 61: case 63: case 64: case 65: case 66: /* RTL8125 family, RTL9151 */
+                return 2500;
+        case 70: /* RTL8126A */
+                return 5000;
+        case 80: /* RTL8127A */
+                return 10000;
+        default:
+                return 1000;
+        }
+}

@@ -218,6 +218,7 @@ static void diag_identity(Out *o, const Diagnose *d, const NicFacts *f) {
         out_json_bool(o, "phy_generic", f->phy && strstr(f->phy, "Generic FE-GE Realtek PHY"));
         out_json_u64_or_null(o, "tx_timeouts", f->tx_timeouts_known, f->tx_timeouts);
         out_json_bool(o, "tx_timeout_guard", f->tx_guard);
+        report_link_explain(o, nic, &f->link, "- ");
         if (w)
                 return;
         out_text(o, "\n## %s %s\n\n", nic->slot, nic_ifname(nic) ? qi(&q, nic_ifname(nic)) : "(no interface)");
@@ -257,6 +258,10 @@ static void diag_identity(Out *o, const Diagnose *d, const NicFacts *f) {
         l1ss_text(nic->link.l1ss ? nic->link.l1ss_ctl1 : 0, a, sizeof(a));
         l1ss_text(nic->upstream_link.l1ss ? nic->upstream_link.l1ss_ctl1 : 0, b, sizeof(b));
         link_row(o, "L1 substates enabled", a, b);
+        if (report_link_explain_says(nic, &f->link)) {
+                out_text(o, "\n");
+                report_link_explain(o, nic, &f->link, "- ");
+        }
 }
 
 /* Each knob: what it is, what the plan wants and why, what is held back or suggested; the quirks behind it all. */
@@ -386,6 +391,23 @@ static void diag_link_power(Out *o, const NicFacts *f) {
                 out_text(o, "\nNo record from the daemon (not running, or the link is not up).\n");
 }
 
+/*
+ * Packets the chip dropped for want of a free rx descriptor: bursts faster than the NAPI poll
+ * empties the ring. r8169 has fixed rings (256 RX, 256 TX: get_ringparam and no set_ringparam,
+ * read in 7.1.5), so "ethtool -G" is no fix there; what is, is said instead.
+ */
+static void rx_missed_text(Out *o, const NicFacts *f) {
+        for (size_t s = 0; s < f->stats.n; s++)
+                if (streq(f->stats.names[s], "rx_missed") && f->stats.values[s] > 0 && streq(f->nic->driver, "r8169"))
+                        out_text(o, "\nrx_missed %" PRIu64 ": the chip dropped packets for want of a free receive descriptor "
+                                    "(bursts faster than the driver empties the ring). r8169's rings are fixed at 256 "
+                                    "descriptors (ethtool -G answers \"Operation not supported\"), so ring sizes are no "
+                                    "fix here; what the driver does between interrupts is: gro_flush_timeout and "
+                                    "napi_defer_hard_irqs (software coalescing), and on chips before the RTL8125, rx-usecs "
+                                    "and rx-frames.\n",
+                                 f->stats.values[s]);
+}
+
 static void diag_ethtool(Out *o, const NicFacts *f) {
         char sp[32];
         const char *ln, *an;
@@ -403,6 +425,7 @@ static void diag_ethtool(Out *o, const NicFacts *f) {
                         out_text(o, "| %s | %" PRIu64 " |\n", name ?: "?", f->stats.values[s]);
                 }
                 out_object_end(o);
+                rx_missed_text(o, f);
         }
         out_object_begin(o, "ethtool");
         json_attr_bool(o, "link_detected", f->linkstate_known, &f->linkstate, ETHTOOL_A_LINKSTATE_LINK);

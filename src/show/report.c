@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <stdarg.h>
 
+#include "kernel/chip.h"
 #include "show/report.h"
 
 const char *report_aspm_states(uint8_t bits) {
@@ -184,4 +185,74 @@ const char *report_reading_text(KnobId k, const KnobReading *r, char *buf, size_
         if (r->partial)
                 return "partial";
         return knob_format_value(k, r->value, buf, size);
+}
+
+void link_explain_init(LinkExplain *e, const Sysroot *root, const Nic *n, const LinkLog *log, const AspmControlLog *aspm,
+                       unsigned ethtool_mbps) {
+        const char *line;
+
+        *e = (LinkExplain) { .log = log ? *log : (LinkLog) {} };
+        if (ethtool_mbps > 0)
+                e->mbps = ethtool_mbps, e->mbps_source = "ethtool";
+        else if (e->log.up_mbps > 0)
+                e->mbps = e->log.up_mbps, e->mbps_source = "kernel-log";
+        e->attrs_missing = nic_link_attrs_missing(root, n, aspm, &line);
+        snprintf(e->attrs_line, sizeof(e->attrs_line), "%s", line ?: "");
+}
+
+bool report_link_explain_says(const Nic *n, const LinkExplain *e) {
+        unsigned chip = chip_max_mbps(n->chip);
+        return e->log.negotiated_mbps > 0 || (e->mbps > 0 && chip > 0 && e->mbps < chip) || e->attrs_missing;
+}
+
+void report_link_explain(Out *o, const Nic *n, const LinkExplain *e, const char *prefix) {
+        JsonWriter *w = out_json(o);
+        unsigned chip = chip_max_mbps(n->chip);
+        bool downshift = e->log.negotiated_mbps > 0;
+
+        if (w) {
+                json_key(w, "link_speed");
+                json_object_begin(w);
+                json_kv_u64_or_null(w, "mbps", e->mbps > 0, e->mbps);
+                json_key(w, "source");
+                if (e->mbps_source)
+                        json_str(w, e->mbps_source);
+                else
+                        json_null(w);
+                json_kv_u64_or_null(w, "chip_mbps", chip > 0, chip);
+                json_key(w, "downshift");
+                if (downshift) {
+                        json_object_begin(w);
+                        json_kv_u64_or_null(w, "negotiated_mbps", true, e->log.negotiated_mbps);
+                        json_kv_u64_or_null(w, "actual_mbps", true, e->log.actual_mbps);
+                        json_object_end(w);
+                } else
+                        json_null(w);
+                json_object_end(w);
+                json_key(w, "link_attrs_missing");
+                if (e->attrs_missing)
+                        json_str(w, e->attrs_missing);
+                else
+                        json_null(w);
+                json_key(w, "link_attrs_kernel_line");
+                if (e->attrs_line[0])
+                        json_str(w, e->attrs_line);
+                else
+                        json_null(w);
+                return;
+        }
+        if (downshift)
+                out_text(o, "%sspeed: the PHY downshifted from the negotiated %u Mb/s to %u Mb/s (kernel log): check the cable "
+                            "and the port%s\n", prefix, e->log.negotiated_mbps, e->log.actual_mbps,
+                         e->mbps > 0 && e->mbps != e->log.actual_mbps ? "; the link has come up at another speed since" : "");
+        else if (e->mbps > 0 && chip > 0 && e->mbps < chip)
+                out_text(o, "%sspeed: %u Mb/s (%s), below the %u Mb/s this chip does: the link partner, the cable or an "
+                            "advertisement limits it\n", prefix, e->mbps, e->mbps_source, chip);
+        if (e->attrs_missing) {
+                char first[64];
+                snprintf(first, sizeof(first), "%sASPM knobs (link/): not there:", prefix);
+                out_text_wrapped(o, first, "    ", e->attrs_missing);
+                if (e->attrs_line[0])
+                        out_text(o, "    kernel: %s\n", e->attrs_line);
+        }
 }

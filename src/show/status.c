@@ -203,6 +203,7 @@ static void status_nic_show(Out *o, const NicStatus *s) {
         if (w)
                 report_nic_json_members(w, s->nic);
         status_nic_text(o, s->nic);
+        report_link_explain(o, s->nic, &s->link, "  ");
         out_json_u64_or_null(o, "tx_timeouts", s->tx_timeouts_known, s->tx_timeouts);
         out_json_bool(o, "tx_timeout_guard", s->tx_guard);
         if (s->tx_guard)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "kernel/link-log.h"
 #include "kernel/nic.h"
 
 /*
@@ -164,8 +165,55 @@ static void test_log_file_index(void **state) {
         sysroot_free(root);
 }
 
+/* The link's lines (issue 48, §5): phylib's speeds, the last Link is Up, a downshift; the ASPM control lines. */
+static void test_link_log(void **state) {
+        LinkLog l = {};
+        AspmControlLog a = {};
+        Nic n = { .slot = "0000:03:00.0", .n_ifnames = 1 };
+
+        (void) state;
+        snprintf(n.ifnames[0], sizeof(n.ifnames[0]), "enp3s0");
+        assert_int_equal(link_log_parse_speed("100Mbps/Full"), 100);
+        assert_int_equal(link_log_parse_speed("2.5Gbps/Full"), 2500);
+        assert_int_equal(link_log_parse_speed("10Gbps"), 10000);
+        assert_int_equal(link_log_parse_speed("Unknown! speed"), 0);
+        assert_int_equal(link_log_parse_speed("99999999999Mbps"), 0);
+        link_log_line(&l, "r8169 0000:03:00.0 enp3s0: Link is Up - 1Gbps/Full - flow control rx/tx");
+        assert_int_equal(l.up_mbps, 1000);
+        assert_false(l.up_downshifted);
+        link_log_line(&l, "Generic FE-GE Realtek PHY r8169-0-300:00: Downshift occurred from negotiated speed 1Gbps to actual "
+                          "speed 100Mbps, check cabling!");
+        link_log_line(&l, "r8169 0000:03:00.0 enp3s0: Link is Up - 100Mbps/Full (downshifted) - flow control off");
+        assert_int_equal(l.up_mbps, 100);
+        assert_true(l.up_downshifted);
+        assert_int_equal(l.negotiated_mbps, 1000);
+        assert_int_equal(l.actual_mbps, 100);
+        /* A cut line leaves what was known. */
+        link_log_line(&l, "Downshift occurred from negotiated speed 1Gbps to act");
+        assert_int_equal(l.actual_mbps, 100);
+
+        /* The NIC's own lines: its slot, its MDIO bus (0x300 = bus 3, devfn 0), its watchdog; the journal's devices. */
+        assert_true(nic_kernel_line_is_ours(&n, "Generic FE-GE Realtek PHY r8169-0-300:00: Downshift occurred"));
+        assert_false(nic_kernel_line_is_ours(&n, "Generic FE-GE Realtek PHY r8169-0-400:00: Downshift occurred"));
+        assert_true(nic_kernel_line_is_ours(&n, "NETDEV WATCHDOG: enp3s0 (r8169): transmit queue 0 timed out"));
+        assert_true(nic_kernel_device_is_ours(&n, "+pci:0000:03:00.0", 17));
+        assert_true(nic_kernel_device_is_ours(&n, "+mdio_bus:r8169-0-300:00", 24));
+        assert_false(nic_kernel_device_is_ours(&n, "+mdio_bus:r8169-0-301:00", 24));
+        assert_false(nic_kernel_device_is_ours(&n, "", 0));
+
+        /* The first line that says why the OS has no ASPM control is kept; a mention elsewhere is not one. */
+        aspm_control_log_line(&a, "audit: pcie_aspm=off in a message that is not the command line");
+        assert_null(a.why);
+        aspm_control_log_line(&a, "[    0.000000] Kernel command line: root=/dev/sda1 pcie_aspm=off");
+        assert_non_null(a.why);
+        assert_non_null(strstr(a.why, "pcie_aspm=off"));
+        aspm_control_log_line(&a, "ACPI FADT declares the system doesn't support PCIe ASPM, so disable it");
+        assert_non_null(strstr(a.line, "Kernel command line"));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_link_log),
                 cmocka_unit_test(test_probe_lines), cmocka_unit_test(test_not_this_slot),
                 cmocka_unit_test(test_garbage),     cmocka_unit_test(test_regs_dump),
                 cmocka_unit_test(test_log_file_index),
