@@ -14,6 +14,7 @@ typedef struct KnobState {
         bool drift_logged;     /* drift said once at notice level */
         bool yielded;          /* drift = leave: another tool owns it now */
         bool kept_other;       /* the last apply wrote it and the kernel kept another value */
+        bool held_said;        /* "held off by the global ASPM policy" said, until it holds or the plan changes */
         char failure[160];     /* why the last write failed ("setting clkpm 1 -> 0 failed: …"); "": it did not */
 } KnobState;
 
@@ -33,6 +34,7 @@ typedef struct ApplyStats {
         unsigned changed;     /* now holds the planned value */
         unsigned unchanged;   /* already held it */
         unsigned failed;      /* asked for, does not hold */
+        unsigned held_off;    /* asked for, the global ASPM policy keeps it off: not written */
         unsigned unsupported; /* asked for, the driver or kernel does not have it */
         unsigned refused;     /* of those, refused only at the write: not as planned (plan wanted it) */
         unsigned restored;

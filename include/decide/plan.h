@@ -35,10 +35,13 @@ typedef enum PlanAction {
         PLAN_EXCLUDED, /* a quirk says the driver refuses it: not planned */
         PLAN_HELD_BACK, /* a fix of another profile (performance, on battery): not planned, said with how to get it */
         PLAN_SUGGEST,   /* a reported entry's value: not planned unless the configuration accepts suggestions */
+        PLAN_HELD,      /* an ASPM state or clock PM turned on that the global ASPM policy keeps off: not written */
         _PLAN_ACTION_MAX,
 } PlanAction;
 
 const char *plan_action_to_string(PlanAction a);
+/* Whether the global ASPM policy (pcie_aspm.policy) keeps knob k from holding v whatever is written. */
+bool aspm_policy_holds_off(const char *policy, KnobId k, uint64_t v);
 
 typedef struct PlanItem {
         KnobId knob;
@@ -54,6 +57,7 @@ typedef struct PlanItem {
 
 typedef struct NicPlan {
         const Nic *nic;
+        char aspm_policy[16];    /* pcie_aspm.policy when planned ("": not known): what PLAN_HELD items name */
         bool ignored;
         Origin ignored_by;
         PlanItem items[_KNOB_MAX];

@@ -65,8 +65,11 @@ typedef struct Machine {
         PowerSource power;
         KernelVersion kernel;          /* the running kernel's upstream release, or --kernel-release */
         char kernel_source[64];        /* where it came from: "--kernel-release", "/proc/version (Debian)", "uname" */
+        char aspm_policy[16];          /* pcie_aspm.policy in force ("default", "performance", ...); "": not known */
 } Machine;
 
+/* The pcie_aspm.policy in force, "default" of "[default] performance ...", into buf; "" when there is none. */
+void aspm_policy_read(const Sysroot *root, char *buf, size_t size);
 /* kernel_release: --kernel-release, or NULL for the running kernel. */
 void machine_read(const Sysroot *root, const char *kernel_release, Machine *ret);
 /* Pure: what a configured profile means on this power source. */

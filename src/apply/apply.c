@@ -13,7 +13,7 @@ static KnobState *knob_state(ApplyContext *ctx, KnobId k) {
 static void set_held(ApplyContext *ctx, KnobId k, bool v) {
         KnobState *s = knob_state(ctx, k);
         if (s && v)
-                s->failure[0] = '\0';
+                s->failure[0] = '\0', s->held_said = false;
         if (s)
                 s->held = v;
 }
@@ -95,6 +95,24 @@ static int journal_open(ApplyContext *ctx, const Nic *n, UndoJournal *j) {
         if (nic_ifname(n))
                 snprintf(j->ifname, sizeof(j->ifname), "%s", nic_ifname(n));
         return 0;
+}
+
+/*
+ * A state the global ASPM policy keeps off (TLP's PCIE_ASPM_ON_*, powertop): writing it would
+ * read back 0, and writing again would not change that. Not written; said once, at notice,
+ * until it holds or the plan stops asking (the daemon's knob state), at debug after.
+ */
+static void apply_held(ApplyContext *ctx, const Nic *n, const PlanItem *it, const char *policy, ApplyStats *st) {
+        KnobState *s = knob_state(ctx, it->knob);
+        char want[KNOB_VALUE_MAX], now[KNOB_VALUE_MAX];
+
+        st->held_off++;
+        log_nic_knob(s && s->held_said ? LOG_DEBUG : LOG_NOTICE, R8T_MESSAGE_KNOB_LEFT_ALONE, n,
+                     &(KnobChange){ it->knob, fmt(it->knob, it->current.value, now), fmt(it->knob, it->desired, want), &it->why },
+                     0, "%s stays %s, not the %s planned: held off by the global ASPM policy %s (pcie_aspm.policy); not written",
+                     knob_get(it->knob)->name, now, want, policy);
+        if (s)
+                s->held_said = true;
 }
 
 static void apply_skip(ApplyContext *ctx, const Nic *n, const PlanItem *it, ApplyStats *st) {
@@ -523,6 +541,8 @@ static size_t apply_steps_prepare(ApplyContext *ctx, const Nic *n, const NicPlan
                                 undo_settle(undo_find(j, be->id, knob_get(it->knob)->name), it->current.value);
                 } else if (it->action == PLAN_SKIP)
                         apply_skip(ctx, n, it, st);
+                else if (it->action == PLAN_HELD)
+                        apply_held(ctx, n, it, p->aspm_policy, st);
                 else if (it->action == PLAN_CHANGE && !done[be->id]) {
                         step = &steps[n_steps++];
                         /* A batched backend: all its changes together, where the first one stands in the order. */
@@ -551,8 +571,9 @@ static void apply_summary(const Nic *n, const NicPlan *p, size_t changes, const 
                 log_nic(LOG_INFO, R8T_MESSAGE_NIC_TUNED, n, 0, "waiting for its network interface");
         else
                 log_nic(st->failed > before->failed ? LOG_WARNING : LOG_INFO, R8T_MESSAGE_NIC_TUNED, n, 0,
-                        "%u changed, %u already right, %u not supported, %u failed", st->changed - before->changed,
-                        st->unchanged - before->unchanged, st->unsupported - before->unsupported, st->failed - before->failed);
+                        "%u changed, %u already right, %u not supported, %u failed%s", st->changed - before->changed,
+                        st->unchanged - before->unchanged, st->unsupported - before->unsupported, st->failed - before->failed,
+                        st->held_off > before->held_off ? ", some held off by the global ASPM policy" : "");
 }
 
 int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st) {

@@ -152,20 +152,6 @@ static void read_port_id(const Sysroot *root, NicFacts *f) {
                  d + (strncmp(d, "0x", 2) == 0 ? 2 : 0));
 }
 
-/* "[default] performance powersave powersupersave" -> "default" */
-static void aspm_policy(const Sysroot *root, char *buf, size_t size) {
-        char raw[128];
-        char *a, *b;
-
-        if (sysroot_read(root, "module/pcie_aspm/parameters", "policy", raw, sizeof(raw)) < 0 ||
-            !(a = strchr(raw, '[')) || !(b = strchr(a, ']'))) {
-                snprintf(buf, size, "unknown (no pcie_aspm policy: CONFIG_PCIEASPM=n?)");
-                return;
-        }
-        *b = '\0';
-        snprintf(buf, size, "%s", a + 1);
-}
-
 static void read_journal(NicFacts *f, bool show_mac) {
         _cleanup_journal_ sd_journal *j = NULL;
         char match[64];
@@ -335,7 +321,8 @@ static int diagnose_gather(Diagnose *d, const Options *o, const bool *selected) 
                 snprintf(d->kernel, sizeof(d->kernel), "%s %s %s", u.release, u.version, u.machine);
         else
                 snprintf(d->kernel, sizeof(d->kernel), "unknown");
-        aspm_policy(c->root, d->policy, sizeof(d->policy));
+        snprintf(d->policy, sizeof(d->policy), "%s",
+                 c->machine.aspm_policy[0] ? c->machine.aspm_policy : "unknown (no pcie_aspm policy: CONFIG_PCIEASPM=n?)");
         if (strncmp(d->policy, "unknown", 7) == 0)
                 not_read(&d->unread, 0, "no pcie_aspm policy: CONFIG_PCIEASPM=n?", "ASPM policy (module/pcie_aspm/parameters/policy)");
         machine_facts(c, &d->machine, &d->unread);

@@ -292,6 +292,8 @@ static PlanInput plan_input(Context *c, const Nic *n, const PlanLinkPower *link_
         uint64_t timeouts;
         bool guard = context_tx_guard(c, n, &timeouts);
 
+        /* Another tool (TLP, powertop) may have written it since: one read per plan. */
+        aspm_policy_read(c->root, c->machine.aspm_policy, sizeof(c->machine.aspm_policy));
         return (PlanInput) { .nic = n, .current = current, .quirks = &c->quirks, .config = &c->config,
                              .profile = c->profile, .machine = &c->machine, .show_held_back = !daemon,
                              .tx_guard = guard, .tx_timeouts = timeouts, .link_power = link_power,

@@ -8,6 +8,7 @@ static const char *const action_names[_PLAN_ACTION_MAX] = {
         [PLAN_EXCLUDED] = "excluded",
         [PLAN_HELD_BACK] = "held-back",
         [PLAN_SUGGEST] = "suggest",
+        [PLAN_HELD] = "held",
 };
 
 const char *plan_action_to_string(PlanAction a) { return a < _PLAN_ACTION_MAX ? action_names[a] : NULL; }
@@ -291,6 +292,22 @@ static void plan_overridden(const PlanInput *in, PlanItem *it) {
         }
 }
 
+/*
+ * A link state turned on is honoured only as far as the global policy allows (aspm.c: the
+ * sysfs store clears the state's disable bit, then enables policy_to_aspm_state() of what is
+ * not disabled; clkpm_store likewise): performance enables nothing, powersave L0s and L1 but
+ * no substate, powersupersave everything, default what the BIOS had. A write of 1 that the
+ * policy holds off reads back 0: it is not written, and said. (default is not known here.)
+ */
+bool aspm_policy_holds_off(const char *policy, KnobId k, uint64_t v) {
+        if (v == 0 || !policy || !(k == KNOB_CLKPM || k == KNOB_L0S_ASPM || knob_get(k)->l1))
+                return false;
+        if (streq(policy, "performance"))
+                return true;
+        return streq(policy, "powersave") &&
+               (k == KNOB_L1_1_ASPM || k == KNOB_L1_2_ASPM || k == KNOB_L1_1_PCIPM || k == KNOB_L1_2_PCIPM);
+}
+
 /* One knob's item: excluded, skipped (not readable here), kept (already there) or changed. */
 static void plan_item(const PlanInput *in, const Wanted *w, KnobId k, PlanItem *it) {
         *it = (PlanItem) { .knob = k, .desired = w->value[k], .current = in->current[k], .why = w->set[k] ? w->why[k] : w->skip_why[k] };
@@ -302,6 +319,9 @@ static void plan_item(const PlanInput *in, const Wanted *w, KnobId k, PlanItem *
                 plan_overridden(in, it);
         if (it->current.status != KNOB_STATUS_OK)
                 it->action = PLAN_SKIP;
+        else if (!knob_reading_holds(&it->current, it->desired) && in->machine &&
+                 aspm_policy_holds_off(in->machine->aspm_policy, k, it->desired))
+                it->action = PLAN_HELD;
         else if (it->current.value == it->desired && !it->current.partial) {
                 it->action = PLAN_KEEP;
                 /* Detect, then explain: the value is there, and this kernel puts it there itself. */
@@ -407,6 +427,8 @@ void plan_nic(const PlanInput *in, NicPlan *ret) {
         PlanItem *items = ret->items;
 
         *ret = (NicPlan) { .nic = in->nic, .link_power = -1 };
+        if (in->machine)
+                snprintf(ret->aspm_policy, sizeof(ret->aspm_policy), "%s", in->machine->aspm_policy);
         plan_wanted(in, ret, w.set, w.skip, w.value, w.why, w.skip_why);
         if (ret->ignored) {
                 ret->n = 0;

@@ -178,6 +178,18 @@ static void kernel_running(Machine *m) {
         }
 }
 
+/* "[default] performance powersave powersupersave" -> "default"; "" when there is none (CONFIG_PCIEASPM=n). */
+void aspm_policy_read(const Sysroot *root, char *buf, size_t size) {
+        char raw[128], *a, *b;
+
+        buf[0] = '\0';
+        if (sysroot_read(root, "module/pcie_aspm/parameters", "policy", raw, sizeof(raw)) < 0 || !(a = strchr(raw, '[')) ||
+            !(b = strchr(a, ']')))
+                return;
+        *b = '\0';
+        snprintf(buf, size, "%s", a + 1);
+}
+
 void machine_read(const Sysroot *root, const char *kernel_release, Machine *ret) {
         *ret = (Machine) {};
         if (kernel_release && kernel_version_parse_strict(kernel_release, &ret->kernel) >= 0)
@@ -188,4 +200,5 @@ void machine_read(const Sysroot *root, const char *kernel_release, Machine *ret)
                 if (sysroot_read(root, "class/dmi/id", dmi_names[i], ret->dmi[i], sizeof(ret->dmi[i])) < 0)
                         ret->dmi[i][0] = '\0';
         ret->power = power_read(root);
+        aspm_policy_read(root, ret->aspm_policy, sizeof(ret->aspm_policy));
 }

@@ -142,7 +142,7 @@ void report_plan_items_json(JsonWriter *w, const char *key, const PlanItem *item
 }
 
 /* One planned knob: action, knob, values, where it comes from. */
-static void plan_item_text(Out *o, const PlanItem *it) {
+static void plan_item_text(Out *o, const PlanItem *it, const char *aspm_policy) {
         char cur[KNOB_VALUE_MAX], des[KNOB_VALUE_MAX], prov[512];
         const char *c = report_reading_text(it->knob, &it->current, cur, sizeof(cur));
 
@@ -153,7 +153,7 @@ static void plan_item_text(Out *o, const PlanItem *it) {
                 out_text(o, "%-16s", "not touched");
         else if (it->action == PLAN_SKIP)
                 out_text(o, "%-16s", knob_status_to_string(it->current.status));
-        else if (it->action == PLAN_CHANGE) {
+        else if (it->action == PLAN_CHANGE || it->action == PLAN_HELD) {
                 char both[64];
                 snprintf(both, sizeof(both), "%s -> %s", c, knob_format_value(it->knob, it->desired, des, sizeof(des)));
                 out_text(o, "%-16s", both);
@@ -167,6 +167,8 @@ static void plan_item_text(Out *o, const PlanItem *it) {
                 out_text(o, " (the kernel already does this since %s)",
                         kernel_version_to_string(&it->why.quirk->kernel_default_since, since, sizeof(since)));
         }
+        if (it->action == PLAN_HELD)
+                out_text(o, " (held off by the global ASPM policy %s: not written)", aspm_policy);
         out_text(o, "\n");
 }
 
@@ -372,7 +374,7 @@ static void plan_nic_show(Out *o, const PlanReport *r, const NicPlan *p) {
         for (size_t j = 0; j < p->n; j++) {
                 changes += p->items[j].action == PLAN_CHANGE;
                 plan_item_json(w, &p->items[j], NULL, p->nic);
-                plan_item_text(o, &p->items[j]);
+                plan_item_text(o, &p->items[j], p->aspm_policy);
         }
         out_array_end(o);
         /* What the profile holds back, with why: not in items, which is what apply does. */

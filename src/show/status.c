@@ -49,11 +49,14 @@ static void status_why_text(const NicPlan *p, KnobId k, char *buf, size_t size) 
 
         for (size_t j = 0; p && !p->ignored && j < p->n; j++) {
                 const PlanItem *it = &p->items[j];
-                if (it->knob != k || (it->action != PLAN_CHANGE && it->action != PLAN_KEEP))
+                if (it->knob != k || (it->action != PLAN_CHANGE && it->action != PLAN_KEEP && it->action != PLAN_HELD))
                         continue;
                 plan_provenance_string(&it->why, why, sizeof(why));
                 if (it->action == PLAN_KEEP)
                         snprintf(buf, size, "  as planned: %s", why);
+                else if (it->action == PLAN_HELD)
+                        snprintf(buf, size, "  planned %s: %s; held off by the global ASPM policy %s",
+                                 knob_format_value(k, it->desired, des, sizeof(des)), why, p->aspm_policy);
                 else
                         snprintf(buf, size, "  planned %s: %s", knob_format_value(k, it->desired, des, sizeof(des)), why);
                 return;

@@ -43,13 +43,17 @@ int verification_add_plan(Verification *vd, const NicPlan *p, const bool *yielde
                 return -ENOMEM;
         for (size_t k = 0; k < p->n; k++) {
                 const PlanItem *it = &p->items[k];
-                char want[KNOB_VALUE_MAX], found[64], src[160];
+                char want[KNOB_VALUE_MAX], found[128], now[64], src[160];
 
-                if (it->action != PLAN_CHANGE || (yielded && yielded[it->knob]))
+                if ((it->action != PLAN_CHANGE && it->action != PLAN_HELD) || (yielded && yielded[it->knob]))
                         continue;
+                snprintf(found, sizeof(found), "%s", report_reading_text(it->knob, &it->current, now, sizeof(now)));
+                /* Not as planned, and why: no write would change it (plan.c, aspm_policy_holds_off()). */
+                if (it->action == PLAN_HELD)
+                        snprintf(found + strlen(found), sizeof(found) - strlen(found),
+                                 " (held off by the global ASPM policy %s)", p->aspm_policy);
                 if (verification_add(vd, p->nic->slot, nic_ifname(p->nic), knob_get(it->knob)->name,
-                                     knob_format_value(it->knob, it->desired, want, sizeof(want)),
-                                     report_reading_text(it->knob, &it->current, found, sizeof(found)),
+                                     knob_format_value(it->knob, it->desired, want, sizeof(want)), found,
                                      plan_item_source(it, src, sizeof(src))) < 0)
                         return -ENOMEM;
         }
