@@ -87,6 +87,7 @@ struct KnobBackend {
         const char *name;          /* "pcie-link": status, man pages */
         const char *journal_kind;  /* the undo journal's word for its entries: "link" */
         const char *words[2];      /* how a boolean is printed: {"0", "1"} or {"off", "on"} */
+        bool words_only;           /* the sysfs attribute holds these words, and a value is only ever one of them */
         const char *sysfs_dir;     /* a sysfs attribute per knob, in sysfs_dir + slot or interface + sysfs_subdir */
         const char *sysfs_subdir;
         bool sysfs_by_ifname;      /* the directory is the interface's, not the PCI slot's */

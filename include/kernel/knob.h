@@ -35,6 +35,7 @@ typedef enum KnobId {
         KNOB_EEE,
         KNOB_GRO_FLUSH_TIMEOUT,
         KNOB_NAPI_DEFER_HARD_IRQS,
+        KNOB_RUNTIME_PM,
         _KNOB_MAX,
         _KNOB_INVALID = -EINVAL,
 } KnobId;
@@ -45,6 +46,7 @@ typedef enum KnobBackendId {
         KNOB_BACKEND_COALESCE, /* ethtool netlink COALESCE, one attribute per knob */
         KNOB_BACKEND_NETDEV,   /* <sysfs>/class/net/<if>/<name> */
         KNOB_BACKEND_EEE,      /* ethtool netlink EEE, one attribute per knob */
+        KNOB_BACKEND_RUNTIME_PM, /* <sysfs>/bus/pci/devices/<BDF>/power/control: on or auto */
         _KNOB_BACKEND_MAX,
         _KNOB_BACKEND_INVALID = -EINVAL,
 } KnobBackendId;
@@ -62,6 +64,7 @@ typedef struct Knob {
         KnobType type;
         uint64_t max;          /* KNOB_TYPE_UINT */
         const char *pattern;   /* KNOB_BACKEND_FEATURE: fnmatch(3) pattern over kernel feature names */
+        const char *sysfs_attr; /* a sysfs backend's attribute, where it is not named as the knob ("control") */
         uint16_t nl_attr;      /* ethtool attribute groups: the ETHTOOL_A_* of this knob (u8 if bool, else u32) */
         /*
          * Write order within a NIC, as {turning off (0), turning on (non-zero)};
@@ -77,6 +80,8 @@ typedef struct Knob {
 
 const Knob *knob_get(KnobId id);
 KnobId knob_from_name(const char *name);
+/* The sysfs attribute a sysfs knob reads and writes: its sysfs_attr, else its name. */
+const char *knob_sysfs_attr(KnobId id);
 /* The feature knob whose pattern covers a kernel feature name ("tx-tcp6-segmentation" -> tso). */
 KnobId knob_from_feature(const char *feature);
 const char *knob_backend_to_string(const KnobBackend *b);

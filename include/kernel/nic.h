@@ -60,6 +60,7 @@ typedef struct Nic {
         char ifnames[NIC_MAX_IFNAMES][IFNAMSIZ];
         size_t n_ifnames;
         char perm_mac[18];           /* "" when unknown */
+        char runtime_status[16];     /* power/runtime_status: "active", "suspended", ...; "" when unknown */
         PciLink link;
         PciLink upstream_link;       /* the other end of the link (the port above) */
 

@@ -33,6 +33,8 @@ int sysroot_opendir(const Sysroot *s, const char *dir, DIR **ret);
  * one path walk. The attribute is one component and never a symlink.
  */
 int sysroot_read_u64_at(int dfd, const char *attr, uint64_t *ret);
+/* The text of an attribute of that directory, trailing whitespace stripped. */
+int sysroot_read_text_at(int dfd, const char *attr, char *buf, size_t size);
 /* Writes value (a newline is added) to an allowlisted writable attribute. */
 int sysroot_write_at(int dfd, const char *attr, const char *value);
 /* Opens an allowlisted attribute read-only and returns the fd (for mmap of a BAR image). */

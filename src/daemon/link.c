@@ -219,6 +219,45 @@ static void link_note_desired(Link *l, const NicPlan *plan, const ApplyStats *st
         link_set_state(l, link_applied_state(l));
 }
 
+/* Another tool changed knob k from what we held to now: said, then yielded (drift = leave) or put back at the apply. */
+static void link_drift_said(Link *l, LinkEnv *e, KnobId k, const KnobReading *now) {
+        KnobState *ks = &l->knobs[k];
+        char was[KNOB_VALUE_MAX], is[KNOB_VALUE_MAX];
+        const char *was_s = knob_format_value(k, ks->desired, was, sizeof(was));
+        const char *is_s = now->partial ? "partial" : knob_format_value(k, now->value, is, sizeof(is));
+
+        ks->held = false;
+        if (e->c->config.drift == DRIFT_LEAVE) {
+                ks->yielded = true;
+                log_nic_knob(LOG_NOTICE, R8T_MESSAGE_DRIFT, &l->nic, &(KnobChange){ k, was_s, is_s, NULL }, 0,
+                             "%s changed from %s to %s outside r8169-tuned; leaving it (drift = leave)", knob_get(k)->name, was_s,
+                             is_s);
+                return;
+        }
+        log_nic_knob(ks->drift_logged ? LOG_DEBUG : LOG_NOTICE, R8T_MESSAGE_DRIFT, &l->nic, &(KnobChange){ k, was_s, is_s, NULL },
+                     0, "%s changed from %s to %s outside r8169-tuned; putting %s back", knob_get(k)->name, was_s, is_s, was_s);
+        ks->drift_logged = true;
+}
+
+/*
+ * Knobs no notification tells about (sysfs: the link states, netdev attributes, runtime PM),
+ * found at the next apply (an event: link up, resume, power source) at another value than the
+ * one we held, with the plan still asking ours: another tool wrote it (TLP's RUNTIME_PM_ON_BAT,
+ * a hand's echo). Said, then as drift says: put back once (one write per event, not a loop),
+ * or left to it.
+ */
+static void link_drift_at_apply(Link *l, LinkEnv *e, const NicPlan *plan, const KnobReading current[_KNOB_MAX]) {
+        for (size_t i = 0; i < plan->n; i++) {
+                const PlanItem *it = &plan->items[i];
+                const KnobState *ks = &l->knobs[it->knob];
+
+                if (knob_get(it->knob)->backend->drift_ntf || it->action != PLAN_CHANGE || !ks->held || !ks->desired_set ||
+                    ks->desired != it->desired || ks->yielded || current[it->knob].status != KNOB_STATUS_OK)
+                        continue;
+                link_drift_said(l, e, it->knob, &current[it->knob]);
+        }
+}
+
 LinkWork link_apply(Link *l, LinkEnv *e) {
         ApplyContext ac = { .backend = &e->c->backend, .state_dir = e->opts->state_dir, .knobs = l->knobs,
                             .daemon = true, .give_back = true, .writes = e->writes,
@@ -254,6 +293,7 @@ LinkWork link_apply(Link *l, LinkEnv *e) {
         if (e->packet_wake_error < 0 && !l->power.stopped && plan.link_power_asked && !plan.link_power_blocked)
                 link_power_no_socket(l, e, e->packet_wake_error);
         context_record_tx_guard(e->c, &l->nic, &plan);
+        link_drift_at_apply(l, e, &plan, current);
         /* drift = leave: what another tool took over stays with it until a reload. */
         for (size_t i = 0; i < plan.n; i++)
                 if (!l->knobs[plan.items[i].knob].yielded)
@@ -292,28 +332,11 @@ LinkWork link_check_drift(Link *l, LinkEnv *e, unsigned backends) {
                 if (backends & (1u << b))
                         knob_backends[b].read(&e->c->backend, &knob_backends[b], &l->nic, now);
         for (int k = 0; k < _KNOB_MAX; k++) {
-                KnobState *ks = &l->knobs[k];
-                char was[KNOB_VALUE_MAX], is[KNOB_VALUE_MAX];
-                const char *was_s, *is_s;
-
                 if (!link_knob_drifted(l, backends, k, now))
                         continue;
-                was_s = knob_format_value(k, ks->desired, was, sizeof(was));
-                is_s = now[k].partial ? "partial" : knob_format_value(k, now[k].value, is, sizeof(is));
-                ks->held = false;
-                if (e->c->config.drift == DRIFT_LEAVE) {
-                        ks->yielded = true;
-                        log_nic_knob(LOG_NOTICE, R8T_MESSAGE_DRIFT, &l->nic, &(KnobChange){ k, was_s, is_s, NULL }, 0,
-                                     "%s changed from %s to %s outside r8169-tuned; leaving it (drift = leave)",
-                                     knob_get(k)->name, was_s, is_s);
-                        continue;
-                }
-                log_nic_knob(ks->drift_logged ? LOG_DEBUG : LOG_NOTICE, R8T_MESSAGE_DRIFT, &l->nic,
-                             &(KnobChange){ k, was_s, is_s, NULL }, 0,
-                             "%s changed from %s to %s outside r8169-tuned; putting %s back", knob_get(k)->name, was_s, is_s,
-                             was_s);
-                ks->drift_logged = true;
-                l->dirty = marked = true;
+                link_drift_said(l, e, k, &now[k]);
+                if (!l->knobs[k].yielded)
+                        l->dirty = marked = true;
         }
         return marked ? LINK_WORK_QUEUE : 0;
 }
@@ -506,6 +529,9 @@ void link_release(Link *l, LinkEnv *e, unsigned wait_ms, ApplyStats *st) {
         if (l->power.record && link_power_record_remove(e->opts->state_dir, l->nic.slot) >= 0)
                 l->power.record = false;
         link_restore(l, e, wait_ms, st);
+        /* Given back: nothing is held any more, so what another tool (or the experiment) writes next is no drift. */
+        for (int k = 0; k < _KNOB_MAX; k++)
+                l->knobs[k].held = l->knobs[k].desired_set = false;
 }
 
 void link_stopped(Link *l, LinkEnv *e) {

@@ -209,8 +209,24 @@ static void sysfs_release(Backend *b, const KnobBackend *be, int fd) {
                 close(fd);
 }
 
-static int sysfs_read_at(int dfd, const char *attr, uint64_t *ret) {
-        return dfd < 0 ? dfd : sysroot_read_u64_at(dfd, attr, ret);
+/* A knob's attribute: a number, or where the backend says so one of its two words ("on", "auto"). */
+static int sysfs_read_at(int dfd, const KnobBackend *be, KnobId k, uint64_t *ret) {
+        char buf[32];
+        int r;
+
+        if (dfd < 0)
+                return dfd;
+        if (!be->words_only)
+                return sysroot_read_u64_at(dfd, knob_sysfs_attr(k), ret);
+        r = sysroot_read_text_at(dfd, knob_sysfs_attr(k), buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        for (int i = 0; i < 2; i++)
+                if (streq(buf, be->words[i])) {
+                        *ret = (uint64_t) i;
+                        return 0;
+                }
+        return -EBADMSG;
 }
 
 static void sysfs_read(Backend *b, const KnobBackend *be, const Nic *n, KnobReading out[_KNOB_MAX]) {
@@ -227,7 +243,7 @@ static void sysfs_read(Backend *b, const KnobBackend *be, const Nic *n, KnobRead
                         dfd = sysfs_open(b, be, n);
                         opened = true;
                 }
-                r = sysfs_read_at(dfd, knob_get(k)->name, &v);
+                r = sysfs_read_at(dfd, be, k, &v);
                 if (r < 0) {
                         const char *why = NULL;
                         if (r == -ENODEV)
@@ -236,7 +252,8 @@ static void sysfs_read(Backend *b, const KnobBackend *be, const Nic *n, KnobRead
                                 why = dfd < 0 && !n->link.truncated && !n->link.pcie
                                               ? "a conventional PCI device: no PCIe link"
                                       : dfd < 0 ? "no link/ attributes: pcie_aspm=off, firmware owns ASPM, or CONFIG_PCIEASPM=n"
-                                      : r == -ENOENT ? "state not supported by this link" : NULL;
+                                      : r == -ENOENT && be->id == KNOB_BACKEND_LINK ? "state not supported by this link"
+                                      : r == -EBADMSG ? "neither of the kernel's words" : NULL;
                         knob_reading_fail(&out[k], r, why);
                 } else if (knob_get(k)->type == KNOB_TYPE_BOOL && v > 1)
                         knob_reading_fail(&out[k], -EBADMSG, "not 0 or 1");
@@ -252,7 +269,7 @@ static int sysfs_read_items(Backend *b, const KnobBackend *be, const Nic *n, Kno
 
         for (size_t i = 0; i < batch->n; i++) {
                 KnobBatchItem *it = &batch->items[i];
-                it->error = sysfs_read_at(dfd, it->name, &it->now);
+                it->error = sysfs_read_at(dfd, be, it->knob, &it->now);
                 if (!out)
                         continue;
                 if (it->error < 0)
@@ -288,8 +305,11 @@ static int sysfs_write_items(Backend *b, const KnobBackend *be, const Nic *n, co
                 }
         }
         for (size_t i = 0; r >= 0 && i < batch->n; i++) {
-                snprintf(text, sizeof(text), "%" PRIu64, batch->items[i].value);
-                r = sysroot_write_at(dfd, batch->items[i].name, text);
+                if (be->words_only)
+                        snprintf(text, sizeof(text), "%s", be->words[batch->items[i].value != 0]);
+                else
+                        snprintf(text, sizeof(text), "%" PRIu64, batch->items[i].value);
+                r = sysroot_write_at(dfd, knob_sysfs_attr(batch->items[i].knob), text);
         }
         sysfs_release(b, be, dfd);
         err->error = r < 0 ? r : 0;
@@ -581,6 +601,11 @@ const KnobBackend knob_backends[_KNOB_BACKEND_MAX] = {
                 .sysfs_dir = "class/net/", .sysfs_by_ifname = true,
                 .read = sysfs_read, .expand = expand_by_knob, .read_items = sysfs_read_items, .write_items = sysfs_write_items,
         },
+        [KNOB_BACKEND_RUNTIME_PM] = {
+                .id = KNOB_BACKEND_RUNTIME_PM, .name = "runtime-pm", .journal_kind = "power", .words = { "auto", "on" },
+                .words_only = true, .sysfs_dir = "bus/pci/devices/", .sysfs_subdir = "/power",
+                .read = sysfs_read, .expand = expand_by_knob, .read_items = sysfs_read_items, .write_items = sysfs_write_items,
+        },
         [KNOB_BACKEND_EEE] = {
                 .id = KNOB_BACKEND_EEE, .name = "ethtool-eee", .journal_kind = "eee", .words = { "off", "on" },
                 .drift_ntf = ETHTOOL_MSG_EEE_NTF, .get_cmd = ETHTOOL_MSG_EEE_GET, .set_cmd = ETHTOOL_MSG_EEE_SET,
@@ -633,54 +658,5 @@ int backend_read_knob(Backend *b, const Nic *n, KnobId k, uint64_t *ret) {
         if (r < 0)
                 return r;
         *ret = batch.items[0].now;
-        return 0;
-}
-
-int backend_check_tables(const Knob *knobs, size_t n_knobs, const KnobBackend *backends, size_t n_backends, char *why,
-                         size_t size) {
-        for (int i = 0; i < (int) n_backends; i++) {
-                const KnobBackend *be = &backends[i];
-                if (be->id != i || !be->name || !be->journal_kind || !be->words[0] || !be->words[1] || !be->read ||
-                    !be->expand || !be->read_items || !be->write_items) {
-                        snprintf(why, size, "backend %d (%s): backend descriptor incomplete", i, be->name ?: "?");
-                        return -EINVAL;
-                }
-                if (be->get_cmd && (!be->set_cmd || !be->header_attr)) {
-                        snprintf(why, size, "backend %d (%s): attribute group without SET command or header", i, be->name ?: "?");
-                        return -EINVAL;
-                }
-        }
-        for (int k = 0; k < (int) n_knobs; k++) {
-                const Knob *knob = &knobs[k];
-                const KnobBackend *be = knob->backend;
-                if (!knob->name || !be || be < backends || be >= backends + n_backends) {
-                        snprintf(why, size, "knob %d (%s): knob without a backend", k, knob->name ?: "?");
-                        return -EINVAL;
-                }
-                if (be->by_feature != (knob->pattern != NULL)) {
-                        snprintf(why, size, "knob %d (%s): feature knob without a pattern, or a pattern on another backend", k, knob->name ?: "?");
-                        return -EINVAL;
-                }
-                if (be->get_cmd && (knob->nl_attr == 0 || knob->nl_attr >= ETHTOOL_ATTRS_MAX)) {
-                        snprintf(why, size, "knob %d (%s): attribute-group knob without its attribute", k, knob->name ?: "?");
-                        return -EINVAL;
-                }
-                if (!be->get_cmd && knob->nl_attr) {
-                        snprintf(why, size, "knob %d (%s): netlink attribute on a backend that has no attribute group", k, knob->name ?: "?");
-                        return -EINVAL;
-                }
-                if (!be->sysfs_dir && !be->by_feature && !be->get_cmd) {
-                        snprintf(why, size, "knob %d (%s): backend that names no sysfs directory, feature or attribute group", k, knob->name ?: "?");
-                        return -EINVAL;
-                }
-                if (knob->type == KNOB_TYPE_UINT && knob->max == 0) {
-                        snprintf(why, size, "knob %d (%s): number knob without a maximum", k, knob->name ?: "?");
-                        return -EINVAL;
-                }
-                if (!knob->summary || (knob->order[0] == 0 && knob->order[1] == 0)) {
-                        snprintf(why, size, "knob %d (%s): knob without summary or write order", k, knob->name ?: "?");
-                        return -EINVAL;
-                }
-        }
         return 0;
 }

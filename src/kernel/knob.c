@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <strings.h>
 #include <linux/ethtool_netlink.h>
 
 #include "kernel/backend.h"
@@ -11,6 +12,7 @@
 #define COALESCE (&knob_backends[KNOB_BACKEND_COALESCE])
 #define NETDEV (&knob_backends[KNOB_BACKEND_NETDEV])
 #define EEE (&knob_backends[KNOB_BACKEND_EEE])
+#define RUNTIME_PM (&knob_backends[KNOB_BACKEND_RUNTIME_PM])
 
 /*
  * After a tx timeout, 6.3+ (and 5.10.203, 5.15.142) calls pci_disable_link_state(L0S | L1)
@@ -60,6 +62,13 @@ static const Knob knobs[_KNOB_MAX] = {
         [KNOB_GRO_FLUSH_TIMEOUT] = { "gro_flush_timeout", NETDEV, KNOB_TYPE_UINT, UINT32_MAX, .order = { 130, 130 }, .summary = "GRO flush timeout (ns)" },
         /* 6.13 made it per NAPI and refuses values above S32_MAX (net/core/net-sysfs.c). */
         [KNOB_NAPI_DEFER_HARD_IRQS] = { "napi_defer_hard_irqs", NETDEV, KNOB_TYPE_UINT, INT32_MAX, .order = { 130, 130 }, .summary = "empty NAPI polls before IRQs are re-armed" },
+        /*
+         * The PCI function's runtime PM (drivers/base/power/sysfs.c): "on" keeps it powered, "auto"
+         * lets it suspend; r8169 suspends 10 s after the interface goes down or loses its carrier,
+         * and TLP and powertop write auto on battery. Written last: nothing else depends on it.
+         */
+        [KNOB_RUNTIME_PM] = { "runtime-pm", RUNTIME_PM, KNOB_TYPE_BOOL, .sysfs_attr = "control", .order = { 140, 140 },
+                              .summary = "runtime power management of the PCI function (on: always powered; auto: may suspend)" },
 };
 
 static const char *const status_names[_KNOB_STATUS_MAX] = {
@@ -101,6 +110,11 @@ unsigned knob_write_rank(KnobId id, uint64_t v) {
         return knobs[id].order[v != 0];
 }
 
+const char *knob_sysfs_attr(KnobId id) {
+        const Knob *k = knob_get(id);
+        return k ? k->sysfs_attr ?: k->name : NULL;
+}
+
 int knob_parse_value(KnobId id, const char *s, uint64_t *ret) {
         const Knob *k = knob_get(id);
         uint64_t v;
@@ -109,6 +123,15 @@ int knob_parse_value(KnobId id, const char *s, uint64_t *ret) {
 
         if (!k || !s)
                 return -EINVAL;
+        if (k->type == KNOB_TYPE_BOOL && k->backend->words_only) {
+                /* Only the kernel's own words: "off" would not say whether it means on or auto. */
+                for (int i = 0; i < 2; i++)
+                        if (strcasecmp(s, k->backend->words[i]) == 0) {
+                                *ret = (uint64_t) i;
+                                return 0;
+                        }
+                return -EINVAL;
+        }
         if (k->type == KNOB_TYPE_BOOL) {
                 r = parse_bool(s, &b);
                 if (r < 0)
@@ -139,7 +162,9 @@ const char *knob_format_value(KnobId id, uint64_t v, char *buf, size_t size) {
 const char *knob_value_syntax(KnobId id, char *buf, size_t size) {
         const Knob *k = knob_get(id);
 
-        if (k->type == KNOB_TYPE_BOOL)
+        if (k->type == KNOB_TYPE_BOOL && k->backend->words_only)
+                snprintf(buf, size, "%s or %s", k->backend->words[1], k->backend->words[0]);
+        else if (k->type == KNOB_TYPE_BOOL)
                 snprintf(buf, size, "on/off, yes/no or 1/0");
         else
                 snprintf(buf, size, "a decimal number from 0 to %" PRIu64, k->max);

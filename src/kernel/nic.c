@@ -165,6 +165,14 @@ static void read_driver(int dfd, Nic *n) {
                 n->driver[0] = '\0';
 }
 
+static void read_runtime_status(const Sysroot *root, Nic *n) {
+        char dir[64];
+
+        snprintf(dir, sizeof(dir), "bus/pci/devices/%s/power", n->slot);
+        if (sysroot_read(root, dir, "runtime_status", n->runtime_status, sizeof(n->runtime_status)) < 0)
+                n->runtime_status[0] = '\0';
+}
+
 /*
  * ids: what read_ids() found in the function's directory dfd (the scan filters on them
  * before libpci is asked); libpci reads the config space (capabilities, the link).
@@ -186,6 +194,7 @@ static int nic_from_pci(const Sysroot *root, struct pci_dev *d, int dfd, const u
         read_upstream(root, n);
         read_ifnames(root, n);
         read_perm_mac(root, n);
+        read_runtime_status(root, n);
         return 0;
 }
 

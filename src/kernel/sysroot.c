@@ -20,6 +20,7 @@ static const char *const readable[] = {
         "resource", "resource[0-9]", "address", "addr_assign_type", "ifindex", "carrier",
         "operstate", "flags", "type", "online", "scope", "status", "uevent",
         "product_version", "bios_version", "policy", "tx_timeout",
+        "runtime_status",                           /* the PCI function's runtime PM: active or suspended */
         "speed",                                    /* experiment: the link's rate, to say "at line rate" */
         "name", "energy_uj", "max_energy_range_uj", /* experiment: RAPL package energy (powercap) */
 #define DMI_ATTR(id, attr, key, old) attr,
@@ -28,8 +29,10 @@ static const char *const readable[] = {
 };
 /* The only attributes r8169-tuned ever writes: the knobs whose backend is a sysfs attribute. */
 static bool attr_writable(const char *attr) {
-        KnobId k = knob_from_name(attr);
-        return k >= 0 && knob_get(k)->backend->sysfs_dir;
+        for (int k = 0; k < _KNOB_MAX; k++)
+                if (knob_get(k)->backend->sysfs_dir && streq(knob_sysfs_attr(k), attr))
+                        return true;
+        return false;
 }
 
 bool sysroot_attr_allowed(const char *attr, bool write) {
@@ -222,7 +225,7 @@ int sysroot_read(const Sysroot *s, const char *dir, const char *attr, char *buf,
         return read_attr_fd(fd, buf, size);
 }
 
-static int sysroot_read_at(int dfd, const char *attr, char *buf, size_t size) {
+int sysroot_read_text_at(int dfd, const char *attr, char *buf, size_t size) {
         _cleanup_close_ int fd = open_attr_at(dfd, attr, O_RDONLY, false);
         return read_attr_fd(fd, buf, size);
 }
@@ -241,7 +244,7 @@ int sysroot_read_u64_at(int dfd, const char *attr, uint64_t *ret) {
         char buf[64];
         int r;
 
-        r = sysroot_read_at(dfd, attr, buf, sizeof(buf));
+        r = sysroot_read_text_at(dfd, attr, buf, sizeof(buf));
         if (r < 0)
                 return r;
         return parse_sysfs_number(buf, ret);

@@ -243,6 +243,9 @@ static void diag_identity(Out *o, const Diagnose *d, const NicFacts *f) {
                 out_text(o, "| tx timeouts | %" PRIu64 "%s |\n", f->tx_timeouts,
                          f->tx_guard ? "; L1 stays off until reboot (tx-timeout guard)" : "");
 
+        out_text(o, "| runtime PM | %s, %s |\n",
+                 f->current[KNOB_RUNTIME_PM].status != KNOB_STATUS_OK ? "unknown" : f->current[KNOB_RUNTIME_PM].value ? "on" : "auto",
+                 nic->runtime_status[0] ? qi(&q, nic->runtime_status) : "state unknown");
         out_text(o, "\n### PCIe link\n\n| | NIC %s | port %s |\n|---|---|---|\n", nic->slot,
                  nic->upstream[0] ? nic->upstream : "(none)");
         snprintf(a, sizeof(a), "%04x:%04x", nic->vendor, nic->device);

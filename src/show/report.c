@@ -149,6 +149,7 @@ void report_nic_json_members(JsonWriter *w, const Nic *n) {
                 json_kv_null(w, "xid_extended");
         json_kv_str(w, "xid_source", n->xid_source != XID_SOURCE_NONE ? xid_source_to_string(n->xid_source) : NULL);
         json_kv_str(w, "xid_notes", n->xid_notes[0] ? n->xid_notes : NULL);
+        json_kv_str(w, "runtime_status", n->runtime_status[0] ? n->runtime_status : NULL);
         report_link_json(w, "link", &n->link);
 }
 

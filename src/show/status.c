@@ -198,6 +198,24 @@ static void status_knobs(Out *o, const NicStatus *s) {
         status_unreadable_text(o, s->knobs);
 }
 
+/*
+ * Runtime PM as TLP and powertop leave it: with auto, r8169 suspends the function 10 s after its
+ * interface goes down or loses its carrier, and some boards then miss a cable plugged in
+ * (TLP issue 636, r8168 issue 30): what keeps it powered is said with it.
+ */
+static void status_runtime_pm_text(Out *o, const NicStatus *s) {
+        const KnobReading *r = &s->knobs[KNOB_RUNTIME_PM];
+        const char *st = s->nic->runtime_status[0] ? s->nic->runtime_status : "state unknown";
+
+        if (o->json || r->status != KNOB_STATUS_OK)
+                return;
+        if (r->value)
+                out_text(o, "  runtime PM: on (kept powered), %s\n", st);
+        else
+                out_text(o, "  runtime PM: auto (may suspend), %s; where a cable plugged in is missed while it is down, "
+                            "runtime-pm = on in a [device] section keeps it powered\n", st);
+}
+
 static void status_nic_show(Out *o, const NicStatus *s) {
         const NicPlan *p = s->plan;
         JsonWriter *w = out_json(o);
@@ -214,6 +232,7 @@ static void status_nic_show(Out *o, const NicStatus *s) {
         else if (s->tx_timeouts_known)
                 out_text(o, "  tx timeouts: %" PRIu64 "\n", s->tx_timeouts);
         report_link_power(o, "link_power", s->link_power_known ? &s->link_power : NULL);
+        status_runtime_pm_text(o, s);
         status_service_text(o, s);
         status_knobs(o, s);
         if (w) {

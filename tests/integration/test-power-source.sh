@@ -91,5 +91,42 @@ wait_for 10 file_is "$l12" 1 && ok || fail "on battery: l1_2_aspm not given back
 daemon_stop
 eq "B: SIGTERM exit 0" 0 "$DRC"
 eq "B: L1.2 as the kernel set it" 1 "$(cat "$l12")"
+ip link del enp2s0
+
+########## C. TLP on the same events (issue 48, §4): runtime-pm = on asked, TLP writes auto on
+# battery (RUNTIME_PM_ON_BAT=auto). At the apply the event brings, the daemon finds it changed
+# behind its back: said, and put back once (drift = reassert) or left (drift = leave); the next
+# event that changes nothing writes nothing: no loop between the two.
+sed 's/^power = none$/power = ac/' "$SRCDIR/tests/fixtures/lenovo-8168h.fixture" >"$TMP/lenovo-tlp.fixture"
+control_of() { echo "$1/sys/devices/pci0000:00/0000:00:1c.0/0000:01:00.0/power/control"; }
+for drift in reassert leave; do
+        "$SRCDIR/tests/fixtures/mkfixture" "$TMP/lenovo-tlp.fixture" "$TMP/fx/tlp-$drift" >/dev/null
+        fx=$TMP/fx/tlp-$drift
+        control=$(control_of "$fx")
+        printf '[global]\ndrift = %s\n\n[device lenovo]\nmatch-slot = 0000:01:00.0\nruntime-pm = on\n' "$drift" >"$TMP/tlp.conf"
+        ip link add enp1s0 type veth peer name peer0
+        rm -rf "$TMP/state"
+        daemon_start "$fx" "$TMP/tlp.conf"
+        eq "C/$drift: on AC, runtime-pm on" on "$(cat "$control")"
+        echo auto >"$control" # TLP, on the way to battery
+        power "$fx" battery
+        announce battery
+        if [[ $drift == reassert ]]; then
+                wait_for 10 file_is "$control" on && ok || fail "C/reassert: runtime-pm not put back"
+                wait_for 5 bash -c "[[ \$(journalctl -D $JOURNAL_DIR -o cat _PID=$DPID | grep -cF 'runtime-pm changed from on to auto outside r8169-tuned; putting on back') == 1 ]]" &&
+                        ok || fail "C/reassert: the drift not said once"
+        else
+                wait_for 5 bash -c "journalctl -D $JOURNAL_DIR -o cat _PID=$DPID | grep -qF 'runtime-pm changed from on to auto outside r8169-tuned; leaving it (drift = leave)'" &&
+                        ok || fail "C/leave: the drift not said"
+                eq "C/leave: TLP's auto stands" auto "$(cat "$control")"
+        fi
+        writes=$(said "runtime-pm auto -> on")
+        announce battery # the same source again: nothing to do, nothing written
+        sleep 1
+        eq "C/$drift: no second write" "$writes" "$(said "runtime-pm auto -> on")"
+        eq "C/$drift: $([[ $drift == reassert ]] && echo 1 || echo 0) write in all" "$([[ $drift == reassert ]] && echo 1 || echo 0)" "$writes"
+        daemon_stop
+        ip link del enp1s0
+done
 
 finish

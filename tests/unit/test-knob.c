@@ -17,7 +17,7 @@ static void test_names_round_trip(void **state) {
         static const char *const expected[] = {
                 "clkpm", "l0s_aspm", "l1_aspm", "l1_1_aspm", "l1_2_aspm", "l1_1_pcipm", "l1_2_pcipm",
                 "tso", "sg", "gso", "gro", "tx", "rx", "rx-usecs", "rx-frames", "tx-usecs", "tx-frames", "eee",
-                "gro_flush_timeout", "napi_defer_hard_irqs",
+                "gro_flush_timeout", "napi_defer_hard_irqs", "runtime-pm",
         };
         assert_int_equal(ELEMENTSOF(expected), _KNOB_MAX);
         for (int i = 0; i < _KNOB_MAX; i++) {
@@ -57,6 +57,17 @@ static void test_values(void **state) {
         assert_int_equal(knob_parse_value(KNOB_GRO_FLUSH_TIMEOUT, "99999999999999999999999", &v), -ERANGE);
         assert_int_equal(knob_parse_value(KNOB_GRO_FLUSH_TIMEOUT, "20000ns", &v), -EINVAL);
         assert_int_equal(knob_parse_value(KNOB_GRO_FLUSH_TIMEOUT, " 1", &v), -EINVAL);
+        /* runtime-pm takes the kernel's own words only: "off" would not say which of them it means. */
+        assert_int_equal(knob_parse_value(KNOB_RUNTIME_PM, "auto", &v), 0);
+        assert_int_equal(v, 0);
+        assert_int_equal(knob_parse_value(KNOB_RUNTIME_PM, "on", &v), 0);
+        assert_int_equal(v, 1);
+        assert_int_equal(knob_parse_value(KNOB_RUNTIME_PM, "off", &v), -EINVAL);
+        assert_int_equal(knob_parse_value(KNOB_RUNTIME_PM, "1", &v), -EINVAL);
+        assert_string_equal(knob_format_value(KNOB_RUNTIME_PM, 0, buf, sizeof(buf)), "auto");
+        assert_string_equal(knob_value_syntax(KNOB_RUNTIME_PM, buf, sizeof(buf)), "on or auto");
+        assert_string_equal(knob_sysfs_attr(KNOB_RUNTIME_PM), "control");
+        assert_string_equal(knob_sysfs_attr(KNOB_L1_ASPM), "l1_aspm");
 }
 
 static void test_status(void **state) {
