@@ -40,6 +40,8 @@ typedef enum LinkSetEvent {
         LINK_SET_NOTHING,
         LINK_SET_RESCAN, /* the set of NICs or their names may have changed */
         LINK_SET_APPLY,  /* *ret_link got an interface rtnetlink has not told of yet */
+        LINK_SET_BOUND,  /* a driver was bound to *ret_link's PCI function (a probe ran: r8169's turns L1 off) */
+        LINK_SET_UNBOUND, /* its driver was unbound (a module reload, a switch of driver, PCI error recovery) */
 } LinkSetEvent;
 
 /*

@@ -153,7 +153,18 @@ LinkSetEvent link_set_udev_event(const LinkSet *s, const SlotClaims *claims, sd_
         (void) sd_device_get_subsystem(d, &subsystem);
         (void) sd_device_get_sysname(d, &sysname);
         (void) sd_device_get_action(d, &action);
-        if (!subsystem || !sysname || (action != SD_DEVICE_ADD && action != SD_DEVICE_MOVE && action != SD_DEVICE_REMOVE))
+        if (!subsystem || !sysname)
+                return LINK_SET_NOTHING;
+        /* The driver's bind and unbind: the function stays, its driver (and r8169's probe) does not. */
+        if (streq(subsystem, "pci") && (action == SD_DEVICE_BIND || action == SD_DEVICE_UNBIND)) {
+                l = link_set_find_slot(s, sysname);
+                log_debug("udev: pci %s %s", sysname, action == SD_DEVICE_BIND ? "bound" : "unbound");
+                if (!l)
+                        return action == SD_DEVICE_BIND ? LINK_SET_RESCAN : LINK_SET_NOTHING;
+                *ret_link = l;
+                return action == SD_DEVICE_BIND ? LINK_SET_BOUND : LINK_SET_UNBOUND;
+        }
+        if (action != SD_DEVICE_ADD && action != SD_DEVICE_MOVE && action != SD_DEVICE_REMOVE)
                 return LINK_SET_NOTHING;
         if (streq(subsystem, "pci")) {
                 log_debug("udev: pci %s %s", sysname, action_word(action, false));

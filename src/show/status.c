@@ -137,6 +137,13 @@ static void status_nic_text(Out *o, const Nic *nic) {
         if (nic->perm_mac[0])
                 out_text(o, ", MAC %s", nic->perm_mac);
         out_text(o, "\n");
+        /* r8169 turns L1 off in its probe, and the mask outlives an unbind (kernel-facts.md §14). */
+        if (!nic->driver[0])
+                out_text(o, "  driver: none bound (unbound: a module reload, a switch of driver?); the link keeps the ASPM "
+                            "states the last driver left\n");
+        else if (!streq(nic->driver, "r8169"))
+                out_text(o, "  driver: %s took the function, not r8169: r8169's defaults and the entries written for r8169 "
+                            "do not hold; where r8169 was bound before, L1 stays off as its probe left it\n", nic->driver);
         if (l->truncated)
                 out_text(o, "  link: config space past 64 bytes is not readable here (needs CAP_SYS_ADMIN); the link/ knobs "
                             "below are the kernel's own view\n");

@@ -177,6 +177,23 @@ wait_for 30 "drift made with ethtool put back" state_is $slot1 "$want1"
 wait_for 10 "drift in the journal" journal_has "rx-usecs"
 journalctl -u r8169-tuned -o cat --no-pager MESSAGE_ID=da8236c0ab734f3a8028105923b94089 | tail -2 | sed 's/^/  | /'
 
+step rebind
+# A real driver unbound and bound again (issue 48, §3), as a module reload or a switch of driver
+# does: the probe makes a new interface with the driver's own defaults (r8169's also turns L1
+# off; e1000e stands in here). The daemon hears the PCI function's unbind and bind, says them,
+# and puts the plan back.
+drv=$(basename "$(readlink /sys/bus/pci/devices/$slot1/driver)")
+echo "$slot1" >/sys/bus/pci/drivers/$drv/unbind
+wait_for 10 "unbind in the journal" journal_has "$drv unbound from it"
+echo "$slot1" >/sys/bus/pci/drivers/$drv/bind
+t0=$(up)
+wait_for 30 "rebound NIC tuned again" state_is $slot1 "$want1"
+t_tuned=$(awk -v a="$t0" -v b="$(up)" 'BEGIN { printf "%.1f", b - a }')
+say "rebind: tuned again $t_tuned s after the bind"
+awk -v t="$t_tuned" 'BEGIN { exit !(t <= 5) }' && say "ok: within 5 s under emulation" || fail "rebind: $t_tuned s"
+wait_for 10 "bind in the journal" journal_has "$drv bound to it, not r8169"
+if1=$(ifname_of $slot1)
+
 step hotplug
 t0=$(up)
 r8t-qmp device_add driver=e1000e bus=rp2 id=hot1 mac=52:54:00:12:34:02 >/dev/null || fail "device_add"
