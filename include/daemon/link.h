@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <systemd/sd-device.h>
 #include <systemd/sd-event.h>
 
 #include "apply/apply.h"
@@ -117,6 +118,8 @@ void link_init(Link *l, const Nic *n, bool record_possible);
 LinkWork link_merge(Link *l, const Link *old, const Nic *found);
 /* A reload: what other tools took over comes back to the configuration; link power may run again. */
 void link_reload(Link *l);
+/* A driver bound to (or unbound from) its PCI function, as udev tells: said; after a bind, marked to apply. */
+void link_rebound(Link *l, sd_device *d);
 
 /* Read, plan, write and record as the only writer of this NIC (never waits for the lock). */
 LinkWork link_apply(Link *l, LinkEnv *e);

@@ -538,3 +538,32 @@ void link_stopped(Link *l, LinkEnv *e) {
         /* Nobody samples any more: a record left behind would tell status of a daemon that is gone. */
         (void) link_power_record_remove(e->opts->state_dir, l->nic.slot);
 }
+
+/*
+ * A driver bound to or unbound from a managed function. r8169 disables ASPM L1 in its probe
+ * and nowhere else, and the mask lives on the link, so every unbind and bind of r8169 (a module
+ * reload, a switch to r8168 and back, PCI error recovery) undoes an "L1 on" choice, and another
+ * driver inherits L1 off. After a bind the link is marked to apply again (the caller's rescan
+ * reads the driver and the interfaces); after an unbind nothing is written: no driver to tune.
+ */
+void link_rebound(Link *l, sd_device *d) {
+        const char *driver = NULL;
+        sd_device_action_t action = _SD_DEVICE_ACTION_INVALID;
+
+        (void) sd_device_get_action(d, &action);
+        (void) sd_device_get_driver(d, &driver);
+        if (action == SD_DEVICE_UNBIND)
+                log_nic(LOG_NOTICE, R8T_MESSAGE_NIC_GONE, &l->nic, 0,
+                        "%s unbound from it (a module reload, a switch of driver or PCI error recovery); its link keeps "
+                        "the ASPM states the driver left", l->nic.driver[0] ? l->nic.driver : "its driver");
+        else if (driver && streq(driver, "r8169")) {
+                log_nic(LOG_NOTICE, R8T_MESSAGE_NIC_TUNED, &l->nic, 0,
+                        "r8169 bound to it again: its probe turned ASPM L1 off; applying the plan again");
+                l->dirty = true;
+        } else {
+                log_nic(LOG_NOTICE, R8T_MESSAGE_NIC_TUNED, &l->nic, 0,
+                        "%s bound to it, not r8169: r8169's defaults and the entries written for r8169 do not hold here, "
+                        "and L1 stays as r8169's probe left it (off)", driver ?: "another driver");
+                l->dirty = true;
+        }
+}

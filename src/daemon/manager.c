@@ -219,37 +219,6 @@ static int on_work(sd_event_source *s, void *userdata) {
         return 0;
 }
 
-/*
- * A driver bound to or unbound from a managed function. r8169 disables ASPM L1 in its probe
- * and nowhere else, and the mask lives on the link, so every unbind and bind of r8169 (a module
- * reload, a switch to r8168 and back, PCI error recovery) undoes an "L1 on" choice, and another
- * driver inherits L1 off. After a bind the plan is applied again (the rescan reads the driver
- * and the interfaces); after an unbind nothing is written: there is no driver to tune.
- */
-static void manager_rebound(Manager *m, Link *l, sd_device *d) {
-        const char *driver = NULL;
-        sd_device_action_t action = _SD_DEVICE_ACTION_INVALID;
-
-        (void) sd_device_get_action(d, &action);
-        (void) sd_device_get_driver(d, &driver);
-        if (action == SD_DEVICE_UNBIND)
-                log_nic(LOG_NOTICE, R8T_MESSAGE_NIC_GONE, &l->nic, 0,
-                        "%s unbound from it (a module reload, a switch of driver or PCI error recovery); its link keeps "
-                        "the ASPM states the driver left", l->nic.driver[0] ? l->nic.driver : "its driver");
-        else if (driver && streq(driver, "r8169")) {
-                log_nic(LOG_NOTICE, R8T_MESSAGE_NIC_TUNED, &l->nic, 0,
-                        "r8169 bound to it again: its probe turned ASPM L1 off; applying the plan again");
-                l->dirty = true;
-        } else {
-                log_nic(LOG_NOTICE, R8T_MESSAGE_NIC_TUNED, &l->nic, 0,
-                        "%s bound to it, not r8169: r8169's defaults and the entries written for r8169 do not hold here, "
-                        "and L1 stays as r8169's probe left it (off)", driver ?: "another driver");
-                l->dirty = true;
-        }
-        m->rescan = true;
-        manager_schedule(m);
-}
-
 static int on_device(sd_device_monitor *monitor, sd_device *d, void *userdata) {
         Manager *m = userdata;
         const char *subsystem = NULL;
@@ -281,7 +250,9 @@ static int on_device(sd_device_monitor *monitor, sd_device *d, void *userdata) {
                 break;
         case LINK_SET_BOUND:
         case LINK_SET_UNBOUND:
-                manager_rebound(m, l, d);
+                link_rebound(l, d);
+                m->rescan = true;
+                manager_schedule(m);
                 break;
         case LINK_SET_NOTHING:
                 break;
