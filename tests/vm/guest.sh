@@ -79,6 +79,7 @@ tso = off
 rx-usecs = 50
 gro_flush_timeout = 20000
 napi_defer_hard_irqs = 2
+runtime-pm = on
 
 [device hotplugged]
 match-slot = $slot2
@@ -193,6 +194,20 @@ say "rebind: tuned again $t_tuned s after the bind"
 awk -v t="$t_tuned" 'BEGIN { exit !(t <= 5) }' && say "ok: within 5 s under emulation" || fail "rebind: $t_tuned s"
 wait_for 10 "bind in the journal" journal_has "$drv bound to it, not r8169"
 if1=$(ifname_of $slot1)
+
+step runtime-pm
+# The real kernel's power/control (issue 48, §4): TLP on battery writes auto; the next event
+# (here the interface coming up again) finds it changed behind the daemon's back: said, and
+# put back once (drift = reassert), not written again after.
+control=/sys/bus/pci/devices/$slot1/power/control
+eq "runtime-pm as configured" on "$(cat $control)"
+echo auto >$control
+ip link set "$if1" down
+ip link set "$if1" up
+wait_for 30 "runtime-pm put back at the link's up" file_is $control on
+wait_for 10 "the other writer said" journal_has "runtime-pm changed from on to auto outside r8169-tuned; putting on back"
+eq "runtime-pm: one write" 1 "$(journalctl -u r8169-tuned -o cat --no-pager | grep -c 'runtime-pm auto -> on')"
+say "runtime status: $(cat /sys/bus/pci/devices/$slot1/power/runtime_status)"
 
 step hotplug
 t0=$(up)
