@@ -50,6 +50,7 @@ typedef struct PlanItem {
         KnobReading current;
         Provenance why;
         bool kernel_default;     /* keep, and the kernel does this itself since why.quirk->kernel_default_since */
+        bool taken_over;         /* a back-port the kernel took over (plan_taken_over()): shown, never held or enforced */
         bool overrides;          /* a config value replaced a quirk's */
         Provenance overridden;
         uint64_t overridden_value;

@@ -85,6 +85,12 @@ Nic *nic_list_find_ifname(NicList *l, const char *ifname);
 /* Scans the PCI bus under the sysfs root with libpci: the functions in r8169's ID table and the
  * claimed slots. Never exits the process. */
 int nic_discover(const Sysroot *root, const SlotClaims *claims, NicList *ret);
+/*
+ * Whether a driver tunes this function: r8169 or one of Realtek's own (r8168, r8125, r8126,
+ * r8101), or any driver of a slot a [device] section claims. Not with none bound (unbound), nor
+ * with vfio-pci or another driver that hands the function to someone else.
+ */
+bool nic_driver_tunable(const Nic *n);
 
 /*
  * What one kernel message identifies a chip by. For a probe line's "extXID n" (7.0, a chip of

@@ -528,6 +528,12 @@ static size_t apply_steps_prepare(ApplyContext *ctx, const Nic *n, const NicPlan
         bool done[_KNOB_BACKEND_MAX] = {};
         size_t n_steps = 0;
 
+        /* "held off" is said again once the plan stops asking for it held (apply_held()). */
+        for (int k = 0; ctx->knobs && k < _KNOB_MAX; k++) {
+                const PlanItem *it = plan_items_find(p->items, p->n, k);
+                if (!it || it->action != PLAN_HELD)
+                        ctx->knobs[k].held_said = false;
+        }
         for (size_t i = 0; i < p->n; i++) {
                 const PlanItem *it = &p->items[i];
                 const KnobBackend *be = knob_get(it->knob)->backend;
@@ -535,7 +541,9 @@ static size_t apply_steps_prepare(ApplyContext *ctx, const Nic *n, const NicPlan
 
                 if (it->action == PLAN_KEEP) {
                         st->unchanged++;
-                        set_held(ctx, it->knob, true);
+                        /* The kernel's own value, shown: not ours to hold, so another tool changing it is no drift. */
+                        if (!it->taken_over)
+                                set_held(ctx, it->knob, true);
                         /* A write left pending by a kill, which the kernel took: ours, and settled (saved with the next change). */
                         if (j->path && items_are_knobs(it->knob))
                                 undo_settle(undo_find(j, be->id, knob_get(it->knob)->name), it->current.value);

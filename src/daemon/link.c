@@ -175,6 +175,9 @@ static LinkWork link_power_applied(Link *l, LinkEnv *e, const NicPlan *plan, con
         if (plan->link_power == LINK_POWER_IDLE && l->knobs[KNOB_L1_ASPM].kept_other)
                 link_power_stop(l, e, "the kernel keeps L1 off on this link (the BIOS did not enable it, and the "
                                       "ASPM policy is default)");
+        else if (plan->link_power == LINK_POWER_IDLE && plan_items_find(plan->items, plan->n, KNOB_L1_ASPM) &&
+                 plan_items_find(plan->items, plan->n, KNOB_L1_ASPM)->action == PLAN_HELD)
+                link_power_stop(l, e, "the global ASPM policy holds L1 off (pcie_aspm.policy)");
         return link_power_update(l, e);
 }
 
@@ -209,7 +212,7 @@ static void link_note_desired(Link *l, const NicPlan *plan, const ApplyStats *st
         for (int i = 0; i < _KNOB_MAX; i++)
                 l->knobs[i].desired_set = false;
         for (size_t i = 0; i < plan->n; i++)
-                if (plan->items[i].action == PLAN_CHANGE || plan->items[i].action == PLAN_KEEP) {
+                if ((plan->items[i].action == PLAN_CHANGE || plan->items[i].action == PLAN_KEEP) && !plan->items[i].taken_over) {
                         l->knobs[plan->items[i].knob].desired_set = true;
                         l->knobs[plan->items[i].knob].desired = plan->items[i].desired;
                 }
@@ -271,6 +274,13 @@ LinkWork link_apply(Link *l, LinkEnv *e) {
 
         if (l->state == LINK_STATE_RELEASED)
                 return 0;
+        /* Unbound, or bound to a driver that is not a NIC's we tune (vfio-pci): nothing to write (said by link_rebound()). */
+        if (!nic_driver_tunable(&l->nic)) {
+                log_nic(LOG_DEBUG, R8T_MESSAGE_NIC_TUNED, &l->nic, 0, "not applied: %s",
+                        l->nic.driver[0] ? "its driver is not a NIC driver r8169-tuned tunes" : "no driver bound");
+                l->dirty = false;
+                return 0;
+        }
         /* Read, plan, write and record as the only writer of this NIC; never wait in the event loop. */
         lock = lock_nic(e->opts->state_dir, l->nic.slot, 0);
         if (lock < 0) {
@@ -552,18 +562,21 @@ void link_rebound(Link *l, sd_device *d) {
 
         (void) sd_device_get_action(d, &action);
         (void) sd_device_get_driver(d, &driver);
+        /* The probe (or the unbind) rewrote what we held: what the next apply finds is no other tool's drift. */
+        for (int k = 0; k < _KNOB_MAX; k++)
+                l->knobs[k].held = l->knobs[k].desired_set = l->knobs[k].drift_logged = false;
         if (action == SD_DEVICE_UNBIND)
                 log_nic(LOG_NOTICE, R8T_MESSAGE_NIC_GONE, &l->nic, 0,
                         "%s unbound from it (a module reload, a switch of driver or PCI error recovery); its link keeps "
                         "the ASPM states the driver left", l->nic.driver[0] ? l->nic.driver : "its driver");
-        else if (driver && streq(driver, "r8169")) {
+        else if (driver && streq(driver, "r8169"))
                 log_nic(LOG_NOTICE, R8T_MESSAGE_NIC_TUNED, &l->nic, 0,
                         "r8169 bound to it again: its probe turned ASPM L1 off; applying the plan again");
-                l->dirty = true;
-        } else {
+        else
+                /* Applied only where that driver is one r8169-tuned tunes (nic_driver_tunable(), after the rescan). */
                 log_nic(LOG_NOTICE, R8T_MESSAGE_NIC_TUNED, &l->nic, 0,
                         "%s bound to it, not r8169: r8169's defaults and the entries written for r8169 do not hold here, "
                         "and L1 stays as r8169's probe left it (off)", driver ?: "another driver");
+        if (action == SD_DEVICE_BIND)
                 l->dirty = true;
-        }
 }

@@ -337,12 +337,16 @@ static void check_since(const KernelDefaults *kd, const Quirk *q, const bool mac
  * row before it held something else there); false when it changes nothing after 6.1. *at is
  * the first such release.
  */
-static bool row_changes(const KernelDefaults *kd, const KernelDefault *row, bool macs[KERNEL_DEFAULTS_MAC_MAX], KernelVersion *at) {
+#define ROW_RANGES_MAX 16
+
+static bool row_changes(const KernelDefaults *kd, const KernelDefault *row, bool macs[KERNEL_DEFAULTS_MAC_MAX], KernelVersion *at,
+                        bool starts[ROW_RANGES_MAX]) {
         const KernelVersion v61 = { 6, 1, 0, true };
         bool any = false;
 
         memset(macs, 0, KERNEL_DEFAULTS_MAC_MAX * sizeof(bool));
-        for (size_t i = 0; i < row->n_kernels; i++) {
+        memset(starts, 0, ROW_RANGES_MAX * sizeof(bool));
+        for (size_t i = 0; i < row->n_kernels && i < ROW_RANGES_MAX; i++) {
                 const KernelVersion *from = &row->kernels[i].from;
                 KernelVersion before;
 
@@ -355,21 +359,22 @@ static bool row_changes(const KernelDefaults *kd, const KernelDefault *row, bool
                                 continue;
                         if (!any || kernel_version_compare(from, at) < 0)
                                 *at = *from;
-                        macs[m] = any = true;
+                        macs[m] = any = starts[i] = true;
                 }
         }
         return any;
 }
 
-/* Does entry q do on the releases before what row does from one of its starts? NULL, or why not. */
-static const char *backport_fault(const KernelDefault *row, const Quirk *q) {
+/* Does entry q do on the releases before what row does from one of the starts where it changes
+ * something (starts[], from row_changes())? NULL, or why not. */
+static const char *backport_fault(const KernelDefault *row, const Quirk *q, const bool starts[ROW_RANGES_MAX]) {
         if (q->confidence != CONFIDENCE_KERNEL)
                 return "its confidence is not kernel";
         if (row->knob_id < 0 || !q->set[row->knob_id] || q->value[row->knob_id] != row->knob_value)
                 return "it does not set this knob to this value";
-        for (size_t i = 0; i < row->n_kernels; i++) {
+        for (size_t i = 0; i < row->n_kernels && i < ROW_RANGES_MAX; i++) {
                 const KernelVersion *from = &row->kernels[i].from;
-                if (!from->known)
+                if (!starts[i])
                         continue;
                 if (q->kernel_default_since.known && kernel_version_compare(&q->kernel_default_since, from) == 0)
                         return NULL;
@@ -377,7 +382,7 @@ static const char *backport_fault(const KernelDefault *row, const Quirk *q) {
                         if (q->match.kernels[r].to.known && kernel_version_compare(&q->match.kernels[r].to, from) == 0)
                                 return NULL;
         }
-        return "none of its ranges ends, nor its kernel-default-since starts, where this row starts";
+        return "none of its ranges ends, nor its kernel-default-since starts, where this row changes the default";
 }
 
 static const char *mac_list(const bool macs[KERNEL_DEFAULTS_MAC_MAX], char *buf, size_t size) {
@@ -397,13 +402,13 @@ static const char *mac_list(const bool macs[KERNEL_DEFAULTS_MAC_MAX], char *buf,
  * changes), or the r8169-tuned-problems(7) paragraph that says why not, or both.
  */
 static void lint_backports(const KernelDefaults *kd, const QuirkDb *db, const KernelDefault *row, Diagnostics *d) {
-        bool changed[KERNEL_DEFAULTS_MAC_MAX], covered[KERNEL_DEFAULTS_MAC_MAX] = {};
+        bool changed[KERNEL_DEFAULTS_MAC_MAX], covered[KERNEL_DEFAULTS_MAC_MAX] = {}, starts[ROW_RANGES_MAX];
         KernelVersion at = {};
         char rel[24], list[400], *save = NULL;
         _cleanup_free_ char *ids = row->backport ? strdup(row->backport) : NULL;
         bool any_left = false;
 
-        if (!row_changes(kd, row, changed, &at)) {
+        if (!row_changes(kd, row, changed, &at, starts)) {
                 if (row->backport || row->not_backported)
                         diag_add(d, row->file, row->line, "[%s] changes nothing after 6.1, so it needs no backport or not-backported",
                                  row->id);
@@ -412,7 +417,7 @@ static void lint_backports(const KernelDefaults *kd, const QuirkDb *db, const Ke
         for (char *id = ids ? strtok_r(ids, " \t", &save) : NULL; id; id = strtok_r(NULL, " \t", &save)) {
                 const Quirk *q = quirk_db_find(db, id);
                 bool macs[KERNEL_DEFAULTS_MAC_MAX];
-                const char *fault = q ? backport_fault(row, q) : "no entry has that id";
+                const char *fault = q ? backport_fault(row, q, starts) : "no entry has that id";
 
                 if (fault) {
                         diag_add(d, row->file, row->line, "[%s]: backport names [%s], but %s", row->id, id, fault);

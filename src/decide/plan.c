@@ -212,7 +212,7 @@ void plan_knobs_needed(const PlanInput *in, bool needed[_KNOB_MAX]) {
 
 /* What quirks and configuration want of each knob, before it meets what the NIC holds. */
 typedef struct Wanted {
-        bool set[_KNOB_MAX], skip[_KNOB_MAX];
+        bool set[_KNOB_MAX], skip[_KNOB_MAX], taken_over[_KNOB_MAX];
         uint64_t value[_KNOB_MAX];
         Provenance why[_KNOB_MAX], skip_why[_KNOB_MAX];
 } Wanted;
@@ -267,12 +267,14 @@ static void plan_taken_over(const PlanInput *in, Wanted *w) {
 
                 if (!q->profiles[in->profile] || !quirk_taken_over(q, in->nic, in->machine))
                         continue;
-                /* All of it or none: L1.2 off alone on a link with L1 on is not what the kernel does. */
+                /* All of it or none, as the plan leaves the NIC (what it decides otherwise, else what is there):
+                 * L1.2 off alone on a link with L1 on is not what the kernel does. */
                 for (int k = 0; k < _KNOB_MAX; k++)
-                        holds = holds && (!q->set[k] || knob_reading_holds(&in->current[k], q->value[k]));
+                        holds = holds && (!q->set[k] || (w->set[k] ? w->value[k] == q->value[k]
+                                                                     : knob_reading_holds(&in->current[k], q->value[k])));
                 for (int k = 0; holds && k < _KNOB_MAX; k++)
                         if (q->set[k] && !w->set[k] && !w->skip[k] && !withheld[k]) {
-                                w->set[k] = true;
+                                w->set[k] = w->taken_over[k] = true;
                                 w->value[k] = q->value[k];
                                 w->why[k] = (Provenance) { PROVENANCE_QUIRK, q, {} };
                         }
@@ -310,7 +312,8 @@ bool aspm_policy_holds_off(const char *policy, KnobId k, uint64_t v) {
 
 /* One knob's item: excluded, skipped (not readable here), kept (already there) or changed. */
 static void plan_item(const PlanInput *in, const Wanted *w, KnobId k, PlanItem *it) {
-        *it = (PlanItem) { .knob = k, .desired = w->value[k], .current = in->current[k], .why = w->set[k] ? w->why[k] : w->skip_why[k] };
+        *it = (PlanItem) { .knob = k, .desired = w->value[k], .current = in->current[k], .why = w->set[k] ? w->why[k] : w->skip_why[k],
+                           .taken_over = w->taken_over[k] };
         if (w->skip[k]) {
                 it->action = PLAN_EXCLUDED;
                 return;

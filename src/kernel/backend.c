@@ -248,7 +248,7 @@ static void sysfs_read(Backend *b, const KnobBackend *be, const Nic *n, KnobRead
                         const char *why = NULL;
                         if (r == -ENODEV)
                                 why = be->sysfs_by_ifname && !nic_ifname(n) ? "no network interface" : NULL;
-                        else if (!be->sysfs_by_ifname)
+                        else if (be->id == KNOB_BACKEND_LINK)
                                 why = dfd < 0 && !n->link.truncated && !n->link.pcie
                                               ? "a conventional PCI device: no PCIe link"
                                       : dfd < 0 ? "no link/ attributes: pcie_aspm=off, firmware owns ASPM, or CONFIG_PCIEASPM=n"

@@ -165,6 +165,14 @@ static void read_driver(int dfd, Nic *n) {
                 n->driver[0] = '\0';
 }
 
+bool nic_driver_tunable(const Nic *n) {
+        static const char *const realtek[] = { "r8169", "r8168", "r8125", "r8126", "r8101" };
+
+        if (!n->driver[0])
+                return false;
+        return n->claim.slot[0] || string_table_lookup(realtek, ELEMENTSOF(realtek), n->driver) >= 0;
+}
+
 static void read_runtime_status(const Sysroot *root, Nic *n) {
         char dir[64];
 

@@ -37,6 +37,13 @@ wait_for 5 bash -c "[[ \$(journalctl -D $JOURNAL_DIR -o cat _PID=$DPID | grep -c
         ok || fail "unbind: not said"
 contains "status: none bound" "driver: none bound" \
         "$("$R8T" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --config "$TMP/l1.conf" --quirks "$SRCDIR/conf/quirks.d" status)"
+# With no driver nothing is written, whatever event would apply the plan (an interface coming
+# up; the veth plays the one the unbind took away): L1 set to 0 by hand stays.
+echo 0 >"$l1"
+ip link set enp1s0 down
+ip link set enp1s0 up
+sleep 1
+eq "unbound: nothing written" 0 "$(cat "$l1")"
 
 # Bound again (modprobe r8169): its probe turned L1 off; the plan's L1 is back within a second.
 bind r8169
@@ -58,6 +65,8 @@ bind ""
 bind r8169
 wait_for 1 file_is "$l1" 1 && ok || fail "back to r8169: L1 not back within a second"
 kill -0 "$DPID" && ok || fail "the daemon died"
+# What r8169's probe rewrote is not another tool's drift: never said as one.
+eq "no drift said across the rebinds" 0 "$(said "outside r8169-tuned")"
 daemon_stop
 eq "SIGTERM: exit 0" 0 "$DRC"
 ip link del enp1s0
