@@ -222,14 +222,18 @@ size_t kernel_defaults_for(const KernelDefaults *kd, unsigned mac, const KernelV
         return n;
 }
 
-const char *kernel_default_macs(const KernelDefault *row, char *buf, size_t size) {
+static const char *mac_list(const bool macs[KERNEL_DEFAULTS_MAC_MAX], char *buf, size_t size) {
         size_t n = 0;
 
         buf[0] = '\0';
         for (unsigned m = 0; m < KERNEL_DEFAULTS_MAC_MAX && n < size; m++)
-                if (row->mac[m])
+                if (macs[m])
                         n += (size_t) snprintf(buf + n, size - n, "%s%u", n ? " " : "", m);
         return buf;
+}
+
+const char *kernel_default_macs(const KernelDefault *row, char *buf, size_t size) {
+        return mac_list(row->mac, buf, size);
 }
 
 const char *kernel_default_releases(const KernelDefault *row, char *buf, size_t size) {
@@ -383,16 +387,6 @@ static const char *backport_fault(const KernelDefault *row, const Quirk *q, cons
                                 return NULL;
         }
         return "none of its ranges ends, nor its kernel-default-since starts, where this row changes the default";
-}
-
-static const char *mac_list(const bool macs[KERNEL_DEFAULTS_MAC_MAX], char *buf, size_t size) {
-        size_t n = 0;
-
-        buf[0] = '\0';
-        for (unsigned m = 0; m < KERNEL_DEFAULTS_MAC_MAX && n < size; m++)
-                if (macs[m])
-                        n += (size_t) snprintf(buf + n, size - n, "%s%u", n ? " " : "", m);
-        return buf;
 }
 
 /*

@@ -244,7 +244,7 @@ static void diag_identity(Out *o, const Diagnose *d, const NicFacts *f) {
                          f->tx_guard ? "; L1 stays off until reboot (tx-timeout guard)" : "");
 
         out_text(o, "| runtime PM | %s, %s |\n",
-                 f->current[KNOB_RUNTIME_PM].status != KNOB_STATUS_OK ? "unknown" : f->current[KNOB_RUNTIME_PM].value ? "on" : "auto",
+                 f->current[KNOB_RUNTIME_PM].status != KNOB_STATUS_OK ? "unknown" : knob_format_value(KNOB_RUNTIME_PM, f->current[KNOB_RUNTIME_PM].value, NULL, 0),
                  nic->runtime_status[0] ? qi(&q, nic->runtime_status) : "state unknown");
         out_text(o, "\n### PCIe link\n\n| | NIC %s | port %s |\n|---|---|---|\n", nic->slot,
                  nic->upstream[0] ? nic->upstream : "(none)");
