@@ -15,6 +15,7 @@ typedef struct KnobState {
         bool yielded;          /* drift = leave: another tool owns it now */
         bool kept_other;       /* the last apply wrote it and the kernel kept another value */
         bool held_said;        /* "held off by the global ASPM policy" said, until it holds or the plan changes */
+        unsigned failures;     /* writes that failed or did not hold, since the daemon found the NIC */
         char failure[160];     /* why the last write failed ("setting clkpm 1 -> 0 failed: …"); "": it did not */
 } KnobState;
 

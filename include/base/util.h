@@ -81,6 +81,7 @@ int directory_check_own(const char *dir);
 const char *closest_word(const char *word, const char *const *candidates, size_t n);
 /* CLOCK_MONOTONIC in microseconds. */
 uint64_t now_monotonic_usec(void);
+uint64_t now_realtime_usec(void);
 /*
  * Whether write_file_atomic(path) would be let write: its directory exists, is writable and no
  * other user may write it (unless sticky, as /tmp), and what stands at path is not a symlink

@@ -32,6 +32,16 @@ typedef struct VerifyBudget {
         unsigned calls;
 } VerifyBudget;
 
+/* metrics-textfile: what the service publishes for node_exporter (manager-metrics.c). */
+typedef struct ManagerMetrics {
+        char *path;               /* the file in force; NULL: none */
+        sd_event_source *soon;    /* a change: published at the next idle moment, METRICS_MIN_GAP after the last */
+        sd_event_source *heartbeat;
+        uint64_t last_usec;       /* CLOCK_MONOTONIC of the last write */
+        unsigned writes;
+        bool failing;             /* the last write failed: said once */
+} ManagerMetrics;
+
 typedef struct Manager {
         const Options *opts;
         Context c;              /* root, backends and policy; c.nics is not used */
@@ -66,6 +76,7 @@ typedef struct Manager {
         LinkPowerSources power; /* dynamic link power's timer and wake sockets */
         bool running;           /* the event loop runs: events are acted on at once */
         bool records_unsure;    /* the start-up sweep left link power records behind */
+        ManagerMetrics metrics;
 } Manager;
 
 /* What a link operation asked for (LinkWork), done; then its link power's socket or sampling timer as it now wants. */
@@ -79,6 +90,14 @@ void manager_apply_now(Manager *m, Link *l);
 void manager_update_profile(Manager *m);
 /* Reads the configuration again, leaving out files with problems, and re-applies. */
 void manager_reload(Manager *m);
+
+/* metrics-textfile, as the configuration now says (at start and reload): the old file goes, the timers follow. */
+int manager_metrics_configure(Manager *m);
+/* Something the metrics show changed: published shortly. */
+void manager_metrics_changed(Manager *m);
+/* The service stops: its last words (r8169_tuned_running 0), after the restore. */
+void manager_metrics_stopped(Manager *m);
+void manager_metrics_done(Manager *m);
 
 /* The D-Bus API (io.github.r8169_tuned1) on m->bus; without a bus, none. */
 int manager_bus_start(Manager *m);

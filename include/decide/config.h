@@ -64,6 +64,9 @@ typedef struct Config {
         SuggestionsSetting suggestions; /* apply 0 (show) unless said */
         uint64_t link_power_busy_pps;
         uint64_t link_power_quiet_s; /* 0: auto (adaptive) */
+        char *metrics_textfile;      /* the daemon publishes its metrics there; NULL: it does not */
+        Origin metrics_textfile_origin;
+        uint64_t metrics_interval_s; /* and again at this interval (the heartbeat) */
         ConfigDevice *devices;   /* in file order, drop-ins after the main file */
         size_t n_devices;
         bool too_many_devices;  /* more than CONF_MAX_SECTIONS: said once */
@@ -72,6 +75,9 @@ typedef struct Config {
         SlotClaim *claims;       /* the sections with assume-xid, in file order */
         size_t n_claims;
 } Config;
+
+/* metrics-interval's default: node_exporter's scrapes come every 15 s to a minute. */
+#define CONFIG_METRICS_INTERVAL_S 60
 
 #define CONFIG_DEFAULT_PATH R8T_SYSCONF_DIR "/r8169-tuned.conf"
 

@@ -72,6 +72,8 @@ void context_load_policy(Context *c);
 void context_load_policy_quiet(Context *c);
 /* The profile asked for: --profile, else the configuration's. */
 Profile context_configured_profile(const Context *c);
+/* What chose that profile: command-line (--profile), runtime (SetProfile) or configuration. */
+const char *context_profile_source(const Context *c);
 /* Reads the machine (power source, DMI) and resolves the profile; whether it changed. */
 bool context_update_profile(Context *c);
 /* Reads config and quirks into d without a machine: for check-config. */
@@ -97,6 +99,9 @@ void context_plan_nic_read(Context *c, const Nic *n, const KnobReading current[_
  */
 void context_plan_nic_daemon(Context *c, const Nic *n, const PlanLinkPower *link_power, KnobReading current[_KNOB_MAX],
                              NicPlan *ret);
+/* The daemon's plan from knobs already read (its published metrics read every knob, as the command does). */
+void context_plan_nic_read_daemon(Context *c, const Nic *n, const PlanLinkPower *link_power, const KnobReading current[_KNOB_MAX],
+                                  NicPlan *ret);
 /*
  * One check before anything is written: what a command that changes knobs needs
  * and lacks is said once (root on the real /sys, a writable state directory);

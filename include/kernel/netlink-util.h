@@ -45,6 +45,9 @@ int netlink_monitor_receive(NetlinkMonitor *m);
  * and the kernel drops what does not fit (ENOBUFS). Memory is charged only while queued.
  */
 #define NETLINK_MONITOR_RCVBUF (128 * 1024 * 1024)
+/* That, or the smaller size R8T_TEST_NETLINK_RCVBUF (bytes) says: small enough for a test to
+ * overflow it with a burst, so that the resynchronisation it then takes is the real one. */
+int netlink_monitor_rcvbuf(void);
 /*
  * Sets the monitor socket's receive buffer: SO_RCVBUFFORCE (CAP_NET_ADMIN may exceed
  * net.core.rmem_max), else SO_RCVBUF (capped by it). The size the kernel granted in *ret

@@ -18,6 +18,13 @@ static void set_held(ApplyContext *ctx, KnobId k, bool v) {
                 s->held = v;
 }
 
+/* A knob asked for that does not hold: in this apply's counts and, for the daemon, the knob's own. */
+static void count_failed(ApplyContext *ctx, KnobId k, ApplyStats *st) {
+        st->failed++;
+        if (ctx->knobs)
+                ctx->knobs[k].failures++;
+}
+
 static void after_write(ApplyContext *ctx) {
         ctx->writes++;
         if (ctx->fault_after > 0 && ctx->writes == ctx->fault_after)
@@ -57,7 +64,7 @@ static void report_write_error(ApplyContext *ctx, const Nic *n, const PlanItem *
                 st->unsupported++;
                 st->refused++;
         } else
-                st->failed++;
+                count_failed(ctx, it->knob, st);
         fmt(it->knob, it->desired, want);
         /* The service keeps the reason for whoever asks it (Nic.Failures), as its journal has it; a
          * longer one is cut there (the journal keeps it whole). */
@@ -135,7 +142,7 @@ static void apply_skip(ApplyContext *ctx, const Nic *n, const PlanItem *it, Appl
                 if (waiting)
                         st->waiting++;
                 else
-                        st->failed++;
+                        count_failed(ctx, it->knob, st);
                 log_nic_knob(waiting ? LOG_DEBUG : LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n,
                              &(KnobChange){ it->knob, NULL, fmt(it->knob, it->desired, want), &it->why }, it->current.error,
                              "cannot read %s (%s); %s not applied", knob_get(it->knob)->name, why, want);
@@ -286,13 +293,13 @@ static bool step_write(ApplyContext *ctx, const Nic *n, ApplyStep *s, UndoJourna
                 if (it->current.partial)
                         snprintf(old, sizeof(old), "partial");
                 if (now->status != KNOB_STATUS_OK) {
-                        st->failed++;
+                        count_failed(ctx, it->knob, st);
                         log_nic_knob(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, &(KnobChange){ it->knob, old, want, &it->why },
                                      now->error, "wrote %s=%s but cannot read it back: %s", name, want,
                                      knob_status_to_string(now->status));
                 } else if (now->value != it->desired || now->partial) {
                         /* e.g. an ASPM state the BIOS left off stays off under the default policy */
-                        st->failed++;
+                        count_failed(ctx, it->knob, st);
                         if (knob_state(ctx, it->knob))
                                 knob_state(ctx, it->knob)->kept_other = true;
                         log_nic_knob(LOG_WARNING, R8T_MESSAGE_KNOB_FAILED, n,
@@ -417,7 +424,7 @@ static void restore_sort_out(ApplyContext *ctx, const Nic *n, UndoJournal *j, co
                 if (rr >= 0 && it->error == -ENOENT && !items_are_knobs(k)) {
                         undo_remove(j, undo_find(j, be->id, it->name)); /* this kernel has no such feature */
                 } else if (it->error < 0) {
-                        st->failed++;
+                        count_failed(ctx, k, st);
                         log_nic_knob(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, &(KnobChange){ k, set, orig, NULL }, it->error,
                                      "cannot read %s (%s); its original %s stays in %s", it->name,
                                      it->error == err.error && err.message[0]

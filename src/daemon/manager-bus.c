@@ -400,8 +400,7 @@ static int property_string(sd_bus *bus, const char *path, const char *interface,
         if (streq(property, "Profile"))
                 return sd_bus_message_append(reply, "s", profile_to_string(configured));
         if (streq(property, "ProfileSource"))
-                return sd_bus_message_append(reply, "s", m->opts->profile ? "command-line" : m->c.runtime_profile >= 0 ? "runtime"
-                                                                                                                  : "configuration");
+                return sd_bus_message_append(reply, "s", context_profile_source(&m->c));
         if (streq(property, "DesktopProfile"))
                 return sd_bus_message_append(reply, "s", m->c.desktop_profile >= 0 ? profile_to_string(m->c.desktop_profile) : "");
         if (streq(property, "ActiveProfile"))

@@ -39,6 +39,7 @@ void manager_mark_dirty(Manager *m, Link *l) {
 }
 
 void manager_update_profile(Manager *m) {
+        manager_metrics_changed(m); /* the power source, at least */
         if (context_update_profile(&m->c)) {
                 Profile asked = context_configured_profile(&m->c);
                 log_info("Profile %s (%s%s%s, power: %s).", profile_to_string(m->c.profile), profile_to_string(asked),
@@ -79,6 +80,7 @@ void manager_do(Manager *m, Link *l, LinkWork w) {
         if (link_power_sources_sync(&m->power, l) & LINK_WORK_QUEUE)
                 manager_enqueue(m, l);
         link_power_sources_arm(&m->power);
+        manager_metrics_changed(m);
 }
 
 /* Rediscovers the PCI bus; keeps what is known of NICs that stay, forgets the ones that left. */
@@ -421,6 +423,7 @@ void manager_reload(Manager *m) {
         (void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading configuration");
         context_load_policy(&m->c);
         log_set_max_level(m->opts->log_level >= 0 ? m->opts->log_level : m->c.config.log_level);
+        (void) manager_metrics_configure(m);
         for (size_t i = 0; i < m->links.n; i++)
                 link_reload(&m->links.links[i]);
         if (m->c.problems.n > 0)
@@ -464,10 +467,12 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
                 log_info("Stopped; tuned values stay (restore-on-exit = no).");
         for (size_t i = 0; i < m->links.n; i++)
                 link_stopped(&m->links.links[i], &m->env);
+        manager_metrics_stopped(m);
         return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
 static void manager_free(Manager *m) {
+        manager_metrics_done(m);
         link_power_sources_done(&m->power);
         link_env_done(&m->env);
         sd_event_source_unref(m->retry);
@@ -489,20 +494,6 @@ static void manager_free(Manager *m) {
         sd_event_unref(m->event);
 }
 
-/*
- * The receive buffer of the netlink monitors. R8T_TEST_NETLINK_RCVBUF (bytes) makes it small
- * enough for a test to overflow it with a burst, so that the resynchronisation it then takes
- * is the real one.
- */
-static int manager_rcvbuf(void) {
-        const char *e = getenv("R8T_TEST_NETLINK_RCVBUF");
-        uint64_t v;
-
-        if (e && parse_u64_base(e, 10, &v) >= 0 && v > 0 && v <= NETLINK_MONITOR_RCVBUF)
-                return (int) v;
-        return NETLINK_MONITOR_RCVBUF;
-}
-
 /* The desktop's power profile changed (profile = auto follows it): after the start, in force at once. */
 static void on_desktop_profile(Profile p, void *userdata) {
         Manager *m = userdata;
@@ -516,7 +507,7 @@ static void on_desktop_profile(Profile p, void *userdata) {
 }
 
 static int manager_watch(Manager *m) {
-        int r, rcvbuf = manager_rcvbuf(), got = 0;
+        int r, rcvbuf = netlink_monitor_rcvbuf(), got = 0;
 
         r = sd_device_monitor_new(&m->monitor);
         /* udevd broadcasts a burst as fast as it works through it: room for all of it, as networkd has. */
@@ -658,6 +649,7 @@ static int manager_start(Manager *m) {
                                 m->links.links[i].ifaces[k].absent = m->links.links[i].ifaces[k].ifindex == 0;
         m->everything = true;
         manager_work(m);
+        (void) manager_metrics_configure(m);
         /* Discovery and the first apply of every NIC churned the heap: the daemon idles small. */
         malloc_trim(0);
         manager_notify_status(m, "READY=1\n");

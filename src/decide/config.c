@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <ctype.h>
+#include <inttypes.h>
 #include <search.h>
+#include <limits.h>
 #include <stddef.h>
 #include <sys/stat.h>
 
@@ -19,6 +21,7 @@ void config_defaults(Config *c) {
                 .suggestions = { .apply = 0 },
                 .link_power_busy_pps = LINK_POWER_BUSY_PPS,
                 .link_power_quiet_s = 0, /* auto */
+                .metrics_interval_s = CONFIG_METRICS_INTERVAL_S,
         };
 }
 
@@ -33,6 +36,7 @@ void config_done(Config *c) {
         free(c->devices);
         free(c->claims);
         strv_free(c->files, c->n_files);
+        free(c->metrics_textfile);
         config_defaults(c);
 }
 
@@ -158,12 +162,18 @@ static void parse_assume_xid(Loader *l, unsigned line, const char *key, const ch
         }
 }
 
-static void parse_busy(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {
+/* A number from min to max, of what unit says. */
+static void parse_in_range(Loader *l, unsigned line, const char *key, const char *value, void *dest, uint64_t min, uint64_t max,
+                           const char *unit, Diagnostics *d) {
         uint64_t v;
-        if (parse_u64(value, &v) < 0 || v < 1 || v > 1000000)
-                diag_add(d, l->file, line, "bad %s \"%s\": expected packets per second from 1 to 1000000", key, value);
+        if (parse_u64(value, &v) < 0 || v < min || v > max)
+                diag_add(d, l->file, line, "bad %s \"%s\": expected %s from %" PRIu64 " to %" PRIu64, key, value, unit, min, max);
         else
                 *(uint64_t *) dest = v;
+}
+
+static void parse_busy(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {
+        parse_in_range(l, line, key, value, dest, 1, 1000000, "packets per second", d);
 }
 
 static void parse_quiet(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {
@@ -176,6 +186,39 @@ static void parse_quiet(Loader *l, unsigned line, const char *key, const char *v
                 *(uint64_t *) dest = v;
 }
 
+/*
+ * metrics-textfile = PATH: an absolute path to a file named *.prom (node_exporter's textfile
+ * collector reads no other), or no (a drop-in turns it off again).
+ */
+static void parse_textfile(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {
+        Config *c = l->c;
+        size_t n = strlen(value);
+        bool b = true;
+        char *copy;
+
+        if (parse_bool(value, &b) >= 0 && !b) {
+                free(c->metrics_textfile);
+                c->metrics_textfile = NULL;
+                c->metrics_textfile_origin = (Origin) { l->file, line };
+                return;
+        }
+        if (value[0] != '/' || n < strlen("/x.prom") || !streq(value + n - strlen(".prom"), ".prom") || n >= PATH_MAX ||
+            strstr(value, "/../") || strstr(value, "/./") || value[n - strlen(".prom") - 1] == '/')
+                diag_add(d, l->file, line, "bad %s \"%s\": expected no, or an absolute path of a file named *.prom, "
+                         "as node_exporter's textfile collector reads (/var/lib/prometheus/node-exporter/r8169-tuned.prom)", key, value);
+        else if (!(copy = strdup(value)))
+                diag_add(d, l->file, line, "out of memory");
+        else {
+                free(c->metrics_textfile);
+                c->metrics_textfile = copy;
+                c->metrics_textfile_origin = (Origin) { l->file, line };
+        }
+}
+
+static void parse_interval(Loader *l, unsigned line, const char *key, const char *value, void *dest, Diagnostics *d) {
+        parse_in_range(l, line, key, value, dest, 1, 3600, "seconds", d);
+}
+
 /* Configuration keys as a table, as networkd and timesyncd keep theirs; knob and match-* keys come from their own tables. */
 static const ConfigKey config_keys[] = {
         { "profile", SECTION_GLOBAL, parse_profile, offsetof(Config, profile) },
@@ -186,6 +229,8 @@ static const ConfigKey config_keys[] = {
         { "link-power-busy", SECTION_GLOBAL, parse_busy, offsetof(Config, link_power_busy_pps) },
         { "link-power-quiet", SECTION_GLOBAL, parse_quiet, offsetof(Config, link_power_quiet_s) },
         { "suggestions", SECTION_GLOBAL, parse_suggestions, offsetof(Config, suggestions) },
+        { "metrics-textfile", SECTION_GLOBAL, parse_textfile, 0 },
+        { "metrics-interval", SECTION_GLOBAL, parse_interval, offsetof(Config, metrics_interval_s) },
         { "ignore", SECTION_DEVICE, parse_ignore, 0 },
         { "link-power", SECTION_DEVICE, parse_link_power, offsetof(ConfigDevice, link_power) },
         { "assume-xid", SECTION_DEVICE, parse_assume_xid, 0 },

@@ -148,6 +148,10 @@ static void context_read_policy(const Options *o, Config *config, QuirkDb *quirk
                              problems->n, problems->n == 1 ? "" : "s", files, files == 1 ? "" : "s");
 }
 
+const char *context_profile_source(const Context *c) {
+        return c->opts->profile ? "command-line" : c->runtime_profile >= 0 ? "runtime" : "configuration";
+}
+
 Profile context_configured_profile(const Context *c) {
         if (c->opts->profile)
                 return profile_from_string(c->opts->profile);
@@ -321,6 +325,13 @@ void context_plan_nic_daemon(Context *c, const Nic *n, const PlanLinkPower *link
 
 void context_plan_nic_read(Context *c, const Nic *n, const KnobReading current[_KNOB_MAX], NicPlan *ret) {
         PlanInput in = plan_input(c, n, NULL, false, current);
+
+        plan_nic(&in, ret);
+}
+
+void context_plan_nic_read_daemon(Context *c, const Nic *n, const PlanLinkPower *link_power, const KnobReading current[_KNOB_MAX],
+                                  NicPlan *ret) {
+        PlanInput in = plan_input(c, n, link_power, true, current);
 
         plan_nic(&in, ret);
 }

@@ -117,6 +117,15 @@ static int netlink_set_rcvbuf(int fd, int bytes, int *ret) {
         return 0;
 }
 
+int netlink_monitor_rcvbuf(void) {
+        const char *e = getenv("R8T_TEST_NETLINK_RCVBUF");
+        uint64_t v;
+
+        if (e && parse_u64_base(e, 10, &v) >= 0 && v > 0 && v <= NETLINK_MONITOR_RCVBUF)
+                return (int) v;
+        return NETLINK_MONITOR_RCVBUF;
+}
+
 int netlink_monitor_set_rcvbuf(NetlinkMonitor *m, int bytes, int *ret) {
         return netlink_set_rcvbuf(netlink_monitor_fd(m), bytes, ret);
 }

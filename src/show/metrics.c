@@ -30,14 +30,24 @@ struct Metric {
         void (*nic)(FILE *f, const Metric *m, const NicMetrics *nm);
 };
 
-/* name{slot="…",interface="…"[,label="value"]} then the value as fmt says. */
+/* The labels every sample of a NIC has: device (the interface, as node_exporter's own), slot, chip and XID. */
+static void nic_labels(FILE *f, const Nic *n) {
+        char xid[8];
+
+        snprintf(xid, sizeof(xid), "%03x", n->xid);
+        prom_label(f, "device", nic_ifname(n), false);
+        prom_label(f, "slot", n->slot, true);
+        prom_label(f, "chip", n->chip ? n->chip->name : "", true);
+        prom_label(f, "xid", n->xid != CHIP_XID_INVALID ? xid : "", true);
+}
+
+/* name{device="…",slot="…",chip="…",xid="…"[,label="value"]} then the value as fmt says. */
 static void _printf_(6, 7) sample(FILE *f, const Metric *m, const Nic *n, const char *label, const char *value,
                                   const char *fmt, ...) {
         va_list ap;
 
         fprintf(f, "%s{", m->name);
-        prom_label(f, "slot", n->slot, false);
-        prom_label(f, "interface", nic_ifname(n), true);
+        nic_labels(f, n);
         if (label)
                 prom_label(f, label, value, true);
         fputs("} ", f);
@@ -58,11 +68,7 @@ static void nic_info(FILE *f, const Metric *m, const NicMetrics *nm) {
         char buf[32];
 
         fprintf(f, "%s{", m->name);
-        prom_label(f, "slot", nic->slot, false);
-        prom_label(f, "interface", nic_ifname(nic), true);
-        prom_label(f, "chip", nic->chip ? nic->chip->name : "", true);
-        snprintf(buf, sizeof(buf), "%03x", nic->xid);
-        prom_label(f, "xid", nic->xid != CHIP_XID_INVALID ? buf : "", true);
+        nic_labels(f, nic);
         snprintf(buf, sizeof(buf), "%x", nic->xid2);
         prom_label(f, "xid_extended", nic->xid2 != CHIP_XID2_INVALID ? buf : "", true);
         prom_label(f, "xid_source", nic->xid_source != XID_SOURCE_NONE ? xid_source_to_string(nic->xid_source) : "", true);
@@ -78,8 +84,7 @@ static void knob_readable(FILE *f, const Metric *m, const NicMetrics *nm) {
         for (int k = 0; k < _KNOB_MAX; k++) {
                 const KnobReading *r = &nm->current[k];
                 fprintf(f, "%s{", m->name);
-                prom_label(f, "slot", nm->nic->slot, false);
-                prom_label(f, "interface", nic_ifname(nm->nic), true);
+                nic_labels(f, nm->nic);
                 prom_label(f, "knob", knob_get(k)->name, true);
                 prom_label(f, "status", knob_status_to_string(r->status), true);
                 fprintf(f, "} %d\n", r->status == KNOB_STATUS_OK && !r->partial);
@@ -108,13 +113,35 @@ static void knob_drift(FILE *f, const Metric *m, const NicMetrics *nm) {
         }
 }
 
+const char *const metrics_nic_states[4] = { "tuned", "waiting", "failed", "released" };
+
+/* The service's state of the NIC: 1 for the one it is in, 0 for the others (as node_exporter's systemd unit states). */
+static void nic_state(FILE *f, const Metric *m, const NicMetrics *nm) {
+        if (nm->state)
+                for (size_t i = 0; i < ELEMENTSOF(metrics_nic_states); i++)
+                        sample(f, m, nm->nic, "state", metrics_nic_states[i], "%d", streq(nm->state, metrics_nic_states[i]));
+}
+
+/* Every knob the plan sets, or that ever failed: a counter is there at 0 before its first increase. */
+static void write_failures(FILE *f, const Metric *m, const NicMetrics *nm) {
+        if (nm->failures_known)
+                for (int k = 0; k < _KNOB_MAX; k++)
+                        if (metrics_item(&nm->plan, k) || nm->failures[k])
+                                sample(f, m, nm->nic, "knob", knob_get(k)->name, "%u", nm->failures[k]);
+}
+
+static void suggestions(FILE *f, const Metric *m, const NicMetrics *nm) {
+        sample(f, m, nm->nic, NULL, NULL, "%zu", nm->plan.n_suggested);
+}
+
 static void tx_timeouts(FILE *f, const Metric *m, const NicMetrics *nm) {
         if (nm->tx_timeouts_known)
                 sample(f, m, nm->nic, NULL, NULL, "%" PRIu64, nm->tx_timeouts);
 }
 
 static void tx_guard(FILE *f, const Metric *m, const NicMetrics *nm) {
-        sample(f, m, nm->nic, NULL, NULL, "%d", nm->plan.tx_guard);
+        sample(f, m, nm->nic, "guard", "l1", "%d", nm->plan.tx_guard);
+        sample(f, m, nm->nic, "guard", "entries", "%d", nm->plan.entry_guard);
 }
 
 static void l1_on(FILE *f, const Metric *m, const NicMetrics *nm) {
@@ -148,6 +175,9 @@ static void lp_quiet(FILE *f, const Metric *m, const NicMetrics *nm) {
 
 static const Metric metrics[] = {
         { "r8169_tuned_nic_info", "gauge", "A Realtek NIC: its chip, XID and driver (always 1).", nic_info },
+        { "r8169_tuned_nic_state", "gauge",
+          "The service's state of the NIC: 1 for the one it is in (tuned, waiting for its interface, failed: a write failed or "
+          "did not hold, released: given back), else 0.", nic_state },
         { "r8169_tuned_knob_readable", "gauge", "1 if the knob's current value could be read, else 0.", knob_readable },
         { "r8169_tuned_knob_current", "gauge", "The knob's current value (on/off knobs: 1/0), where it could be read.",
           knob_current },
@@ -155,9 +185,14 @@ static const Metric metrics[] = {
           knob_desired },
         { "r8169_tuned_knob_drift", "gauge",
           "1 if the knob's current value is not the one the plan wants (apply would change it), else 0.", knob_drift },
+        { "r8169_tuned_knob_write_failures_total", "counter",
+          "Writes of the knob that failed or did not hold, since the service found the NIC.", write_failures },
+        { "r8169_tuned_suggestions_not_applied", "gauge",
+          "Values that reported entries suggest for the NIC and that are not applied (suggestions = show).", suggestions },
         { "r8169_tuned_tx_timeouts_total", "counter", "The tx watchdog's timeouts of the NIC, summed over its queues.",
           tx_timeouts },
-        { "r8169_tuned_tx_timeout_guard", "gauge", "1 if L1 stays off for the NIC's link until reboot after a tx timeout.",
+        { "r8169_tuned_tx_timeout_guard", "gauge", "1 if a tx timeout of the link tripped the guard: L1 stays off until reboot (guard=\"l1\"), the entries with "
+          "guard = tx-timeout are withheld (guard=\"entries\").",
           tx_guard },
         { "r8169_tuned_link_power_l1_on", "gauge",
           "Dynamic link power: 1 while it keeps L1 on (the link is quiet), 0 while L1 is off for load.", l1_on },
@@ -176,18 +211,25 @@ static void prom_header(FILE *f, const char *name, const char *type, const char 
         fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-void report_metrics(FILE *f, const NicMetrics *m, size_t n, Profile profile, PowerSource power, size_t config_problems) {
-        prom_header(f, "r8169_tuned_info", "gauge", "r8169-tuned's version, the profile in effect and the power source (always 1).");
+void report_metrics(FILE *f, const MetricsService *s, const NicMetrics *m, size_t n) {
+        prom_header(f, "r8169_tuned_info", "gauge",
+                    "r8169-tuned's version, the profile in effect, what chose it and the power source (always 1).");
         fputs("r8169_tuned_info{", f);
         prom_label(f, "version", R8T_VERSION, false);
-        prom_label(f, "profile", profile_to_string(profile), true);
-        prom_label(f, "power_source", power_source_to_string(power), true);
+        prom_label(f, "profile", profile_to_string(s->profile), true);
+        prom_label(f, "profile_source", s->profile_source, true);
+        prom_label(f, "power_source", power_source_to_string(s->power), true);
         fputs("} 1\n", f);
+        prom_header(f, "r8169_tuned_running", "gauge", "1 while the service runs; 0 when it does not (its last words when it stopped).");
+        fprintf(f, "r8169_tuned_running %d\n", s->running);
+        prom_header(f, "r8169_tuned_last_update_timestamp_seconds", "gauge", "When these values were read (Unix time).");
+        fprintf(f, "r8169_tuned_last_update_timestamp_seconds %" PRIu64 ".%03" PRIu64 "\n", s->time_usec / 1000000,
+                s->time_usec / 1000 % 1000);
         prom_header(f, "r8169_tuned_nics", "gauge", "Realtek NICs found.");
         fprintf(f, "r8169_tuned_nics %zu\n", n);
         prom_header(f, "r8169_tuned_config_problems", "gauge",
                     "Problems in configuration and quirk files (each such file is left out; check-config lists them).");
-        fprintf(f, "r8169_tuned_config_problems %zu\n", config_problems);
+        fprintf(f, "r8169_tuned_config_problems %zu\n", s->config_problems);
         for (size_t i = 0; i < ELEMENTSOF(metrics); i++) {
                 prom_header(f, metrics[i].name, metrics[i].type, metrics[i].help);
                 for (size_t k = 0; k < n; k++)

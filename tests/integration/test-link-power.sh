@@ -129,7 +129,7 @@ if python3 -c 'import jsonschema' 2>/dev/null; then
         done
 fi
 metrics=$(cli metrics)
-contains "metrics: transitions" 'r8169_tuned_link_power_transitions_total{slot="0000:01:00.0"' "$metrics"
+contains "metrics: transitions" 'r8169_tuned_link_power_transitions_total{device="enp1s0",slot="0000:01:00.0"' "$metrics"
 eq "metrics: L1 on" 1 "$(grep '^r8169_tuned_link_power_l1_on{' <<<"$metrics" | awk '{print $2}')"
 if command -v promtool >/dev/null; then
         out=$(promtool check metrics <<<"$metrics" 2>&1) && ok || fail "promtool: $out"
