@@ -16,6 +16,10 @@
 #   reinstall   apt install after a remove (and a mask such as earlier packages left): enabled
 #               and running, not masked
 #   upgrade     apt install of a higher version: restarted, still tuned
+#   ansible     the shipped playbook (conf/ansible), run in the machine by ansible-playbook as
+#               printed in r8169-tuned(8): the first run changes (the drop-in, a reload), the
+#               second changes nothing, a knob changed by hand fails the play (verify), and a
+#               broken drop-in fails it with check-config's message, the old one kept
 #   purge       apt purge: conffile, undo journal and enable state gone, originals restored
 # The report (steps and times) is also written to $BUILDDIR/Testing/system-package.txt.
 # Needs root, systemd-nspawn (systemd-container), debootstrap, zstd and Debian's mirror as
@@ -63,9 +67,12 @@ step_done "$deb1, $deb2"
 ########## The machine's root: debootstrap once, then from the cache
 # What the machine has: systemd as PID 1 and what the package needs to run, nothing to build.
 packages=systemd,systemd-sysv,dbus,iproute2,ethtool,procps,libpci3,libnl-3-200,libnl-genl-3-200,libsystemd0,libinih1,libjson-c5
+# And what the shipped Ansible playbook needs on a host it runs on (the step ansible runs it
+# there), installed with apt in the new root: debootstrap --include cannot configure python3-cryptography.
+extra_packages="ansible-core python3-apt"
 # The release this machine runs (Debian 12 bookworm, 13 trixie): the package was built against its libraries ($suite).
 [[ -n $suite ]] || die "no VERSION_CODENAME in /etc/os-release: which Debian release is this?"
-key="r8169-tuned system test root 1: debootstrap --variant=minbase --include=$packages $suite $arch"
+key="r8169-tuned system test root 1: debootstrap --variant=minbase --include=$packages $suite $arch; apt-get install $extra_packages"
 case $suite in bookworm) release=12 ;; trixie) release=13 ;; *) release=$suite ;; esac
 tarball=$cache/debian$release-systemd-$arch.tar.zst
 mkdir -p "$cache"
@@ -85,6 +92,16 @@ if [[ ! -s $tarball || "$(cat "$tarball.key" 2>/dev/null)" != "$key" ]]; then
                 die "debootstrap failed"
         fi
         r=$build_root/root
+        mount -t proc proc "$r/proc"
+        # shellcheck disable=SC2086 # a list of package names
+        if ! { chroot "$r" apt-get update -q && chroot "$r" env DEBIAN_FRONTEND=noninteractive \
+                apt-get install -y -q --no-install-recommends $extra_packages; } >>"$TMP/debootstrap.log" 2>&1; then
+                umount "$r/proc"
+                tail -n 20 "$TMP/debootstrap.log" >&2
+                rm -rf --one-file-system "$build_root"
+                die "apt-get install $extra_packages in the new root failed"
+        fi
+        umount "$r/proc"
         # A machine of its own: no mirror (it has no network), an id per run, a persistent journal.
         : >"$r/etc/apt/sources.list"
         rm -rf "$r"/var/lib/apt/lists/* "$r"/var/cache/apt/*.bin "$r/var/log/bootstrap.log"
@@ -450,6 +467,41 @@ wait_for 10 tuned 40000 && ok || fail "upgrade: not tuned"
 running_enabled upgrade
 [[ $(prop MainPID) != "$pid" && $(prop MainPID) != 0 ]] && ok || fail "upgrade: not restarted (pid $(prop MainPID))"
 step_done "$version -> $next: restarted (pid $pid -> $(prop MainPID)), tuned"
+
+########## ansible: the shipped playbook, against this machine (ansible-core runs in it, connection local)
+step ansible
+playbook=/usr/share/doc/r8169-tuned/examples/r8169-tuned.yml
+site() { # site DROP-IN-TEXT: the play's variables, as an admin's site.yml holds them
+        python3 -c 'import json, sys; print(json.dumps({"r8169_tuned_deb": sys.argv[1], "r8169_tuned_dropin": sys.argv[2]}))' \
+                "/srv/debs/$deb2" "$1" >"$root/srv/site.yml"
+}
+play() { inside env ANSIBLE_NOCOLOR=1 ansible-playbook -i localhost, -c local "$playbook" -e @/srv/site.yml; }
+recap() { sed -n 's/^localhost *: *//p' <<<"$out" | awk '{print $2, $4}'; } # changed=N failed=N
+# A knob 50-local.conf does not set (50-ansible.conf sorts before it: the admin's own file wins).
+napi=$fx/sys/class/net/$ifname/napi_defer_hard_irqs
+orig_napi=$(cat "$napi")
+site $'[device fleet]\nmatch-slot = '"$slot"$'\nnapi_defer_hard_irqs = 3\n'
+play
+eq "ansible, first run: changes (the drop-in, the reload)" "0 changed=2 failed=0" "$rc $(recap)"
+[[ $rc -eq 0 ]] || printf '%s\n' "$out" | tail -n 30 >&2
+wait_for 5 test "$(cat "$napi")" = 3 && ok || fail "ansible: the drop-in's value is not in force (napi_defer_hard_irqs $(cat "$napi"))"
+play
+eq "ansible, second run: no change" "0 changed=0 failed=0" "$rc $(recap)"
+echo 7 >"$napi"   # by hand, behind the service's back
+play
+eq "ansible, a knob changed by hand: the play fails" "2 failed=1" "$rc $(recap | awk '{print $2}')"
+contains "ansible, a knob changed by hand: verify's difference" "Not as planned: [{" "$out"
+contains "ansible, a knob changed by hand: the knob" "napi_defer_hard_irqs" "$(grep -F 'Not as planned' <<<"$out")"
+site $'[device fleet]\nmatch-slot = '"$slot"$'\nnapi_defer_hard_irqs = fast\n'
+play
+eq "ansible, a broken drop-in: the play fails" "2 failed=1" "$rc $(recap | awk '{print $2}')"
+contains "ansible, a broken drop-in: check-config's message" 'source:3: bad value \"fast\" for napi_defer_hard_irqs' "$out"
+contains "ansible, a broken drop-in: the old one kept" "napi_defer_hard_irqs = 3" \
+        "$(cat "$root/etc/r8169-tuned/r8169-tuned.conf.d/50-ansible.conf")"
+rm -f "$root/etc/r8169-tuned/r8169-tuned.conf.d/50-ansible.conf" "$root/srv/site.yml"
+inside systemctl reload r8169-tuned.service
+wait_for 10 tuned 40000 && ok || fail "ansible: the drop-in removed, not tuned as before"
+step_done "$(inside_quiet ansible-playbook --version | head -1): changed 2, then 0; fails on a hand change and a broken drop-in"
 
 ########## purge
 step purge
