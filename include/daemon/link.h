@@ -121,6 +121,12 @@ void link_reload(Link *l);
 /* A driver bound to (or unbound from) its PCI function, as udev tells: said; after a bind, marked to apply. */
 void link_rebound(Link *l, sd_device *d);
 
+/*
+ * The NIC's plan as its applies make it, from what the knobs hold now (read_all: every knob, as
+ * the metrics show them; else those the plan can have items for), without writing: for Verify
+ * and the published metrics. What another tool took over (drift = leave) is not in it.
+ */
+void link_plan_now(Link *l, LinkEnv *e, bool read_all, KnobReading current[_KNOB_MAX], NicPlan *plan);
 /* Read, plan, write and record as the only writer of this NIC (never waits for the lock). */
 LinkWork link_apply(Link *l, LinkEnv *e);
 /* Drift: what the backends that notified hold now, against what the last apply held. */

@@ -261,6 +261,44 @@ static void link_drift_at_apply(Link *l, LinkEnv *e, const NicPlan *plan, const 
         }
 }
 
+/* Its first interface as rtnetlink told it: its ifindex; -1 not there (ethtool is not asked); 0 not told. */
+static int link_ifindex(const Link *l) {
+        return l->ifaces[0].ifindex > 0 ? l->ifaces[0].ifindex : l->ifaces[0].absent ? -1 : 0;
+}
+
+/*
+ * Dynamic link power as the plan takes it (NULL: L1 planned statically): not where it stopped,
+ * nor where the service may not wake on traffic (the unit without its drop-in).
+ */
+static const PlanLinkPower *link_power_planned(const Link *l, const LinkEnv *e) {
+        return l->power.stopped || e->packet_wake_error < 0 ? NULL : &l->power.plan;
+}
+
+/* drift = leave: what another tool took over stays with it until a reload, out of the plan. */
+static void plan_drop_yielded(const Link *l, NicPlan *plan) {
+        size_t k = 0;
+
+        for (size_t i = 0; i < plan->n; i++)
+                if (!l->knobs[plan->items[i].knob].yielded)
+                        plan->items[k++] = plan->items[i];
+        plan->n = k;
+}
+
+void link_plan_now(Link *l, LinkEnv *e, bool read_all, KnobReading current[_KNOB_MAX], NicPlan *plan) {
+        PlanLinkPower lp = l->power.plan;
+        const PlanLinkPower *planned = link_power_planned(l, e);
+
+        lp.state = l->power.lp.state;
+        backend_begin(&e->c->backend, &l->nic, link_ifindex(l));
+        if (read_all) {
+                backend_read_all(&e->c->backend, &l->nic, current);
+                context_plan_nic_read_daemon(e->c, &l->nic, planned ? &lp : NULL, current, plan);
+        } else
+                context_plan_nic_daemon(e->c, &l->nic, planned ? &lp : NULL, current, plan);
+        backend_end(&e->c->backend);
+        plan_drop_yielded(l, plan);
+}
+
 LinkWork link_apply(Link *l, LinkEnv *e) {
         ApplyContext ac = { .backend = &e->c->backend, .state_dir = e->opts->state_dir, .knobs = l->knobs,
                             .daemon = true, .give_back = true, .writes = e->writes,
@@ -270,7 +308,6 @@ LinkWork link_apply(Link *l, LinkEnv *e) {
         ApplyStats st = {};
         NicPlan plan;
         LinkWork w;
-        size_t k = 0;
 
         if (l->state == LINK_STATE_RELEASED)
                 return 0;
@@ -293,22 +330,16 @@ LinkWork link_apply(Link *l, LinkEnv *e) {
         link_power_prepare(l, e);
         l->power.plan.state = l->power.lp.state;
         /* By ifindex, as rtnetlink told it (the kernel checks it against the name); none: ethtool is not asked. */
-        backend_begin(&e->c->backend, &l->nic,
-                      l->ifaces[0].ifindex > 0 ? l->ifaces[0].ifindex : l->ifaces[0].absent ? -1 : 0);
+        backend_begin(&e->c->backend, &l->nic, link_ifindex(l));
         /* Where the service may not wake on traffic (the unit without its drop-in), planned without
          * dynamic link power from the start, one read and one plan; if it was asked for and would
          * run here, said now, at every start and reload, not when the link is next quiet. */
-        context_plan_nic_daemon(e->c, &l->nic, l->power.stopped || e->packet_wake_error < 0 ? NULL : &l->power.plan,
-                                current, &plan);
+        context_plan_nic_daemon(e->c, &l->nic, link_power_planned(l, e), current, &plan);
         if (e->packet_wake_error < 0 && !l->power.stopped && plan.link_power_asked && !plan.link_power_blocked)
                 link_power_no_socket(l, e, e->packet_wake_error);
         context_record_tx_guard(e->c, &l->nic, &plan);
         link_drift_at_apply(l, e, &plan, current);
-        /* drift = leave: what another tool took over stays with it until a reload. */
-        for (size_t i = 0; i < plan.n; i++)
-                if (!l->knobs[plan.items[i].knob].yielded)
-                        plan.items[k++] = plan.items[i];
-        plan.n = k;
+        plan_drop_yielded(l, &plan);
 
         ac.l1_guard = plan.tx_guard;
         (void) apply_nic(&ac, &l->nic, &plan, &st);

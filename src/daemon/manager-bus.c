@@ -366,9 +366,7 @@ static int method_verify(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 
                 if (l->state == LINK_STATE_RELEASED)
                         continue;
-                backend_begin(&m->c.backend, &l->nic, l->ifaces[0].ifindex > 0 ? l->ifaces[0].ifindex : l->ifaces[0].absent ? -1 : 0);
-                context_plan_nic_daemon(&m->c, &l->nic, l->power.stopped ? NULL : &l->power.plan, current, &plan);
-                backend_end(&m->c.backend);
+                link_plan_now(l, &m->env, false, current, &plan);
                 for (KnobId k = 0; k < _KNOB_MAX; k++)
                         yielded[k] = l->knobs[k].yielded;
                 r = verification_add_plan(&vd, &plan, yielded);

@@ -4,13 +4,13 @@
  * knows (each NIC's state, its failed writes), for node_exporter's textfile collector. Written
  * after every change, at most every METRICS_MIN_GAP (a burst of events is one write), and at
  * every metrics-interval: the heartbeat, so that a stale file shows. As node_exporter's own
- * collector scripts do, into a temporary file of the same directory renamed over the old one:
- * a scrape never sees half a file. Nothing is written through a symlink: the temporary file is
- * made anew (O_EXCL, O_NOFOLLOW), and a symlink where the file goes is not replaced. A write
- * that fails is said once, until one succeeds again; the tuning goes on.
+ * collector scripts do, into a temporary file of the same directory renamed over the old one
+ * (write_file_atomic): a scrape never sees half a file, nothing is written through a symlink,
+ * and neither a symlink nor another user's file where it goes is replaced. A write that fails
+ * is said once, until one succeeds again; the tuning goes on.
  */
-#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/log.h"
 #include "daemon/manager-internal.h"
@@ -30,13 +30,8 @@ static uint64_t metrics_min_gap(void) {
 
 /* One NIC as the service sees it: read and planned as its applies plan it, with its state and failed writes. */
 static void metrics_link(Manager *m, Link *l, NicMetrics *nm) {
-        LinkIface *i = &l->ifaces[0];
-
         nm->nic = &l->nic;
-        backend_begin(&m->c.backend, &l->nic, i->ifindex > 0 ? i->ifindex : i->absent ? -1 : 0);
-        backend_read_all(&m->c.backend, &l->nic, nm->current);
-        context_plan_nic_read_daemon(&m->c, &l->nic, l->power.stopped ? NULL : &l->power.plan, nm->current, &nm->plan);
-        backend_end(&m->c.backend);
+        link_plan_now(l, &m->env, true, nm->current, &nm->plan);
         nm->tx_timeouts_known = nic_read_tx_timeouts(m->c.root, &l->nic, &nm->tx_timeouts) >= 0;
         nm->link_power_known = link_power_record_load(m->opts->state_dir, l->nic.slot, &nm->link_power) >= 0;
         nm->state = link_state_to_string(l->state);
@@ -45,87 +40,48 @@ static void metrics_link(Manager *m, Link *l, NicMetrics *nm) {
                 nm->failures[k] = l->knobs[k].failures;
 }
 
-/* The directory's descriptor and the file's name in it: path is absolute (the configuration checked it). */
-static int metrics_dir(const char *path, const char **ret_name) {
-        const char *slash = strrchr(path, '/');
-        char dir[PATH_MAX];
+typedef struct MetricsText {
+        const MetricsService *service;
+        const NicMetrics *nics;
+        size_t n;
+} MetricsText;
 
-        snprintf(dir, sizeof(dir), "%.*s", (int) (slash - path), path);
-        *ret_name = slash + 1;
-        return open(dir[0] ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+static void metrics_text(FILE *f, const void *userdata) {
+        const MetricsText *t = userdata;
+        report_metrics(f, t->service, t->nics, t->n);
 }
 
-/* One write of the file: 0 or -errno, and what failed into what. */
-static int metrics_write(Manager *m, const char *path, bool running, const char **what) {
+/* One write of the file, whole or not at all (write_file_atomic): 0 or -errno. */
+static int metrics_write(Manager *m, const char *path, bool running) {
         _cleanup_free_ NicMetrics *nm = calloc(m->links.n ?: 1, sizeof(NicMetrics));
-        _cleanup_(closep) int dirfd = -1;
-        char tmp[NAME_MAX + 1];
-        const char *name;
-        struct stat st;
         MetricsService s;
-        FILE *f;
-        int fd, r = 0;
 
-        *what = "open its directory";
         if (!nm)
                 return -ENOMEM;
-        dirfd = metrics_dir(path, &name);
-        if (dirfd < 0)
-                return -errno;
-        *what = "replace it";
-        if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) >= 0 && !S_ISREG(st.st_mode))
-                return S_ISLNK(st.st_mode) ? -ELOOP : -EISDIR;
-        /* A name node_exporter does not read (not *.prom); one left by a crash, or put there, goes first. */
-        if (snprintf(tmp, sizeof(tmp), ".%s.tmp", name) >= (int) sizeof(tmp))
-                return -ENAMETOOLONG;
-        (void) unlinkat(dirfd, tmp, 0);
-        *what = "create a temporary file beside it";
-        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd < 0)
-                return -errno;
-        if (fchmod(fd, 0644) < 0 || !(f = fdopen(fd, "w"))) {
-                r = -errno;
-                close(fd);
-                goto fail;
-        }
         for (size_t i = 0; i < m->links.n; i++)
                 metrics_link(m, &m->links.links[i], &nm[i]);
         s = (MetricsService) { .profile = m->c.profile, .profile_source = context_profile_source(&m->c),
                                .power = m->c.machine.power, .config_problems = m->c.problems.n, .running = running,
                                .time_usec = now_realtime_usec() };
-        report_metrics(f, &s, nm, m->links.n);
-        *what = "write it";
-        if (fflush(f) != 0 || ferror(f))
-                r = -(errno ?: EIO);
-        if (fclose(f) != 0 && r == 0)
-                r = -errno;
-        if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0) {
-                *what = "rename the temporary file over it";
-                r = -errno;
-        }
-        if (r == 0)
-                return 0;
-fail:
-        (void) unlinkat(dirfd, tmp, 0);
-        return r;
+        return write_file_atomic(path, 0644, metrics_text, &(MetricsText) { &s, nm, m->links.n });
 }
 
 static void metrics_publish(Manager *m, bool running) {
         ManagerMetrics *mm = &m->metrics;
-        const char *what = NULL;
         int r;
 
         if (!mm->path)
                 return;
-        r = metrics_write(m, mm->path, running, &what);
+        r = metrics_write(m, mm->path, running);
         mm->last_usec = now_monotonic_usec();
         mm->writes++;
         if (r < 0 && !mm->failing)
-                log_warning_errno(r, "Cannot publish the metrics to %s: cannot %s: %m%s. Tuning goes on; this is said again "
-                                  "when publishing works again.", mm->path, what,
-                                  r == -EROFS || r == -EACCES ? " (outside /var/lib/prometheus/node-exporter, the unit needs "
-                                                               "ReadWritePaths= for the directory: r8169-tuned.conf(5))"
-                                  : r == -ELOOP ? " (a symlink is there, and is not replaced)" : "");
+                log_warning_errno(r, "Cannot publish the metrics to %s: %s%s. Tuning goes on; this is said again "
+                                  "when publishing works again.", mm->path, write_file_refusal(r),
+                                  r == -EROFS || r == -EACCES ? " (the unit may write only /var/lib/prometheus/node-exporter, "
+                                                               "and only if it was there when the service started: restart it, "
+                                                               "or give it ReadWritePaths= for another directory; r8169-tuned.conf(5))"
+                                  : "");
         else if (r >= 0 && mm->failing)
                 log_info("Metrics published to %s again.", mm->path);
         else if (r >= 0)
@@ -140,10 +96,16 @@ static int on_metrics_soon(sd_event_source *s, uint64_t usec, void *userdata) {
 
 static int on_metrics_heartbeat(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
+        int r;
 
         metrics_publish(m, true);
-        (void) sd_event_source_set_time(s, usec + m->c.config.metrics_interval_s * 1000000);
-        return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        /* From now, not from when it was due: a stalled loop does not catch up with a burst of writes. */
+        r = sd_event_source_set_time_relative(s, m->c.config.metrics_interval_s * 1000000);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        if (r < 0)
+                log_warning_errno(r, "Cannot set the metrics' heartbeat again; the file is written only on changes: %m");
+        return 0;
 }
 
 void manager_metrics_changed(Manager *m) {
@@ -159,16 +121,13 @@ void manager_metrics_changed(Manager *m) {
         (void) sd_event_source_set_enabled(mm->soon, SD_EVENT_ONESHOT);
 }
 
-/* A file the service published and no longer does (metrics-textfile changed or turned off): it goes. */
+/* A file the service published and no longer does (metrics-textfile changed or turned off): it goes, if it is ours. */
 static void metrics_remove(const char *path) {
-        _cleanup_(closep) int dirfd = -1;
-        const char *name;
         struct stat st;
 
-        dirfd = metrics_dir(path, &name);
-        if (dirfd < 0 || fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+        if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
                 return;
-        if (unlinkat(dirfd, name, 0) < 0)
+        if (unlink(path) < 0)
                 log_warning_errno(errno, "Cannot remove %s, which the metrics no longer go to: %m", path);
         else
                 log_info("Removed %s: the metrics no longer go there.", path);
@@ -180,6 +139,12 @@ int manager_metrics_configure(Manager *m) {
         uint64_t now = now_monotonic_usec(), interval = m->c.config.metrics_interval_s * 1000000;
         int r = 0;
 
+        /* A file left out for a problem must not silence the metrics: while there are problems, they go on where they went. */
+        if (!path && mm->path && m->c.problems.n > 0) {
+                log_warning("The configuration has problems and no longer names metrics-textfile: the metrics still go to %s.",
+                            mm->path);
+                path = mm->path;
+        }
         if (mm->path && !streq_ptr(mm->path, path))
                 metrics_remove(mm->path);
         if (!streq_ptr(mm->path, path)) {

@@ -8,8 +8,9 @@
 #     r8169-tuned(8) EXAMPLES, as printed, evaluated by Prometheus, gives the veth's MAC address;
 #   - the shipped rule R8169TunedWriteFailed fires in Prometheus after the failed write;
 #   - the file is never seen half-written by a reader in a loop during 1,000 updates;
-#   - a symlink where the file goes is not written through nor replaced, and a read-only or a full
-#     directory is said once in the journal (and again when it works), while the NIC stays tuned;
+#   - a symlink or another user's file where the file goes is not written through nor replaced,
+#     and a read-only or a full directory is said once in the journal (and again when it works),
+#     while the NIC stays tuned;
 #   - a stop leaves the service's last words: r8169_tuned_running 0.
 source "$SRCDIR/tests/lib.sh"
 sandbox "$@"
@@ -170,7 +171,7 @@ read -r reads bad versions <<<"$(jq -r '"\(.reads) \(.bad) \(.versions)"' "$TMP/
 echo "reader: $reads reads, $versions versions, $bad not whole"
 eq "1,000 updates: never half a file (or none)" 0 "$bad"
 ((versions >= 1000)) && ok || fail "the reader saw $versions versions of the file, not 1,000"
-[[ -z $(find "$textdir" -name '.*.tmp') ]] && ok || fail "a temporary file stayed: $(ls -a "$textdir")"
+[[ -z $(find "$textdir" -name 'r8169-tuned.prom.*') ]] && ok || fail "a temporary file stayed: $(ls -a "$textdir")"
 eq "the file: 0644, root's" "644 root" "$(stat -c '%a %U' "$prom")"
 
 # A symlink where the file goes: not written through, not replaced; said once, and when it goes, written again.
@@ -182,11 +183,21 @@ for i in 1 2 3; do cli apply >/dev/null; done
 wait_for 5 test "$(said 'Cannot publish the metrics')" -ge 1
 eq "symlink: not written through" precious "$(cat "$TMP/target")"
 [[ -L $prom ]] && ok || fail "symlink: replaced"
-eq "symlink: said once, why" 1 "$(said 'a symlink is there, and is not replaced')"
+eq "symlink: said once, why" 1 "$(said 'it is a symbolic link, which is never followed')"
 rm "$prom"
 cli apply >/dev/null
 wait_for 5 test -f "$prom" && ok || fail "symlink gone: not written again"
 eq "written again: said" 1 "$(said "Metrics published to $prom again")"
+
+# Another user's file there: not replaced (said), and the tuning goes on.
+chown nobody "$prom"
+before=$(stat -c %i "$prom")
+cli apply >/dev/null
+wait_for 5 test "$(said 'belongs to another user')" -ge 1 && ok || fail "another user's file: not said"
+eq "another user's file: not replaced" "$before nobody" "$(stat -c '%i %U' "$prom")"
+rm "$prom"
+cli apply >/dev/null
+wait_for 5 test "$(said "Metrics published to $prom again")" -ge 2 && ok || fail "another user's file gone: not written again"
 
 # A read-only directory, then a full one: said once each, the NIC tuned all along.
 mount -o remount,ro "$textdir"
@@ -195,15 +206,15 @@ wait_for 5 file_is "$gro" 20000 && ok || fail "read-only metrics directory: the 
 eq "read-only: said once" 1 "$(said 'Cannot publish the metrics .*Read-only file system')"
 mount -o remount,rw "$textdir"
 cli apply >/dev/null
-wait_for 5 test "$(said "Metrics published to $prom again")" -ge 2 && ok || fail "read-only: not said when it works again"
+wait_for 5 test "$(said "Metrics published to $prom again")" -ge 3 && ok || fail "read-only: not said when it works again"
 dd if=/dev/zero of="$textdir/filler" bs=4k 2>/dev/null || true
 for i in 1 2 3; do echo 0 >"$gro"; cli apply >/dev/null; done
 wait_for 5 file_is "$gro" 20000 && ok || fail "full metrics directory: the NIC is not tuned"
 eq "full: said once" 1 "$(said 'Cannot publish the metrics .*No space left on device')"
-[[ -z $(find "$textdir" -name '.*.tmp') ]] && ok || fail "full: a temporary file stayed"
+[[ -z $(find "$textdir" -name 'r8169-tuned.prom.*') ]] && ok || fail "full: a temporary file stayed"
 rm -f "$textdir/filler"
 cli apply >/dev/null
-wait_for 5 test "$(said "Metrics published to $prom again")" -ge 3 && ok || fail "full: not said when it works again"
+wait_for 5 test "$(said "Metrics published to $prom again")" -ge 4 && ok || fail "full: not said when it works again"
 eq "node_exporter still reads it whole" 0 "$(scrape | awk '$1 == "node_textfile_scrape_error" {print $2}')"
 
 # The last words: a stop writes running 0 (and the restored NIC's state).

@@ -169,6 +169,12 @@ local_conf() { # local_conf VALUE: the local configuration, as an admin writes i
                 >"$root/etc/r8169-tuned/r8169-tuned.conf.d/50-local.conf"
 }
 local_conf 30000
+# The metrics for node_exporter, in its directory on Debian (made here as its package would): the
+# unit's ReadWritePaths= must let the service write there under ProtectSystem=strict.
+textdir=/var/lib/prometheus/node-exporter
+mkdir -p "$root$textdir"
+printf '[global]\nmetrics-textfile = %s/r8169-tuned.prom\n' "$textdir" >"$root/etc/r8169-tuned/r8169-tuned.conf.d/40-metrics.conf"
+published() { grep -qx "r8169_tuned_running $1" "$root$textdir/r8169-tuned.prom" 2>/dev/null; }
 
 ########## The machine
 cgroups=()
@@ -338,7 +344,9 @@ iperf_uid=$(cut -d: -f3 <<<"$iperf_user")
 [[ $iperf_uid =~ ^[0-9]+$ && $iperf_uid -gt 0 && $iperf_uid -lt 1000 ]] && ok || fail "install: no system user _r8169-tuned-iperf ($iperf_user)"
 eq "install: the iperf3 user's shell" /usr/sbin/nologin "$(cut -d: -f7 <<<"$iperf_user")"
 eq "install: the iperf3 user's uid, its own" 1 "$(inside_quiet getent passwd | awk -F: -v u="$iperf_uid" '$3 == u' | wc -l)"
-step_done "enabled, active (pid $pid); tso, sg off; gro_flush_timeout $orig_gro -> 30000; exposure $exposure"
+wait_for 5 published 1 && ok || fail "install: no metrics in $textdir (the unit's sandbox: $(inside_quiet journalctl -u r8169-tuned -b -o cat --no-pager | grep 'Cannot publish' | head -1))"
+eq "install: the metrics file is root's, 0644" "644 0" "$(stat -c '%a %u' "$root$textdir/r8169-tuned.prom")"
+step_done "enabled, active (pid $pid); tso, sg off; gro_flush_timeout $orig_gro -> 30000; exposure $exposure; metrics published"
 
 ########## reload
 step reload
@@ -445,8 +453,10 @@ inside apt-get remove -y r8169-tuned
 eq "remove: apt rc" 0 "$rc"
 stopped_restored remove
 eq "remove: config files kept" "deinstall ok config-files" "$(inside_quiet dpkg-query -W -f '${Status}' r8169-tuned)"
+# The service's last words would say "stopped" for good on a machine without it: postrm removes them.
+[[ ! -e $root$textdir/r8169-tuned.prom ]] && ok || fail "remove: the metrics file stays ($(head -c 300 "$root$textdir/r8169-tuned.prom"))"
 eq "remove: the unit is gone" not-found "$(prop LoadState)"
-step_done "stopped, originals back (tso, sg on; gro_flush_timeout $orig_gro), not masked"
+step_done "stopped, originals back (tso, sg on; gro_flush_timeout $orig_gro), not masked; the metrics file gone"
 
 ########## reinstall, after a mask such as earlier packages' postrm left
 step reinstall
@@ -475,7 +485,7 @@ site() { # site DROP-IN-TEXT: the play's variables, as an admin's site.yml holds
         python3 -c 'import json, sys; print(json.dumps({"r8169_tuned_deb": sys.argv[1], "r8169_tuned_dropin": sys.argv[2]}))' \
                 "/srv/debs/$deb2" "$1" >"$root/srv/site.yml"
 }
-play() { inside env ANSIBLE_NOCOLOR=1 ansible-playbook -i localhost, -c local "$playbook" -e @/srv/site.yml; }
+play() { inside env ANSIBLE_NOCOLOR=1 ansible-playbook -i localhost, -c local "$playbook" -e @/srv/site.yml "$@"; }
 recap() { sed -n 's/^localhost *: *//p' <<<"$out" | awk '{print $2, $4}'; } # changed=N failed=N
 # A knob 50-local.conf does not set (50-ansible.conf sorts before it: the admin's own file wins).
 napi=$fx/sys/class/net/$ifname/napi_defer_hard_irqs
@@ -487,11 +497,15 @@ eq "ansible, first run: changes (the drop-in, the reload)" "0 changed=2 failed=0
 wait_for 5 test "$(cat "$napi")" = 3 && ok || fail "ansible: the drop-in's value is not in force (napi_defer_hard_irqs $(cat "$napi"))"
 play
 eq "ansible, second run: no change" "0 changed=0 failed=0" "$rc $(recap)"
+play --check
+eq "ansible, --check: no change, verified" "0 changed=0 failed=0" "$rc $(recap)"
 echo 7 >"$napi"   # by hand, behind the service's back
 play
 eq "ansible, a knob changed by hand: the play fails" "2 failed=1" "$rc $(recap | awk '{print $2}')"
 contains "ansible, a knob changed by hand: verify's difference" "Not as planned: [{" "$out"
 contains "ansible, a knob changed by hand: the knob" "napi_defer_hard_irqs" "$(grep -F 'Not as planned' <<<"$out")"
+play --check
+eq "ansible, --check: the hand change fails it too" "2 failed=1" "$rc $(recap | awk '{print $2}')"
 site $'[device fleet]\nmatch-slot = '"$slot"$'\nnapi_defer_hard_irqs = fast\n'
 play
 eq "ansible, a broken drop-in: the play fails" "2 failed=1" "$rc $(recap | awk '{print $2}')"
@@ -506,6 +520,7 @@ step_done "$(inside_quiet ansible-playbook --version | head -1): changed 2, then
 ########## purge
 step purge
 rm -f "$root/etc/r8169-tuned/r8169-tuned.conf.d/50-local.conf" # the admin's own file
+rm -f "$root/etc/r8169-tuned/r8169-tuned.conf.d/40-metrics.conf"
 rmdir "$root/etc/r8169-tuned/r8169-tuned.conf.d"
 inside apt-get purge -y r8169-tuned
 eq "purge: apt rc" 0 "$rc"
