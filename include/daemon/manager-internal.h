@@ -38,7 +38,7 @@ typedef struct ManagerMetrics {
         sd_event_source *soon;    /* a change: published at the next idle moment, METRICS_MIN_GAP after the last */
         sd_event_source *heartbeat;
         uint64_t last_usec;       /* CLOCK_MONOTONIC of the last write */
-        unsigned writes;
+        uint64_t gap_usec;        /* the least time between two writes for changes (read once, at configure) */
         bool failing;             /* the last write failed: said once */
 } ManagerMetrics;
 

@@ -74,7 +74,6 @@ static void metrics_publish(Manager *m, bool running) {
                 return;
         r = metrics_write(m, mm->path, running);
         mm->last_usec = now_monotonic_usec();
-        mm->writes++;
         if (r < 0 && !mm->failing)
                 log_warning_errno(r, "Cannot publish the metrics to %s: %s%s. Tuning goes on; this is said again "
                                   "when publishing works again.", mm->path, write_file_refusal(r),
@@ -110,7 +109,7 @@ static int on_metrics_heartbeat(sd_event_source *s, uint64_t usec, void *userdat
 
 void manager_metrics_changed(Manager *m) {
         ManagerMetrics *mm = &m->metrics;
-        uint64_t now = now_monotonic_usec(), gap = metrics_min_gap(), at;
+        uint64_t now = now_monotonic_usec(), gap = mm->gap_usec, at;
 
         if (!mm->path || !mm->soon)
                 return;
@@ -154,6 +153,7 @@ int manager_metrics_configure(Manager *m) {
                 if (path && !mm->path)
                         return log_oom();
         }
+        mm->gap_usec = metrics_min_gap();
         if (!mm->path) {
                 mm->soon = sd_event_source_disable_unref(mm->soon);
                 mm->heartbeat = sd_event_source_disable_unref(mm->heartbeat);
