@@ -13,8 +13,12 @@ Q="$SRCDIR/conf/quirks.d"
 every_backend_nic # base, ns, $TMP/many.conf, snapshot (tests/lib.sh)
 r8t_bg() { # r8t_bg FIXTURE STATE OUT ARGS... -> $! is the r8169-tuned process itself (ip netns exec execs it)
         local fx=$1 st=$2 out=$3; shift 3
+        # Emptied here, not by the background job's own redirection: a wait_for on OUT that runs
+        # before the job gets that far must not read the last writer's lines (the last daemon's
+        # "Started:" sent TERM to this one before it listened for it: killed, or in CI lost).
+        : >"$out"
         ip netns exec "$ns" "$R8T" "${KR[@]}" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --config "$TMP/many.conf" \
-                --profile performance --state-dir "$st" --log-target stderr "$@" >"$out" 2>&1 &
+                --profile performance --state-dir "$st" --log-target stderr "$@" >>"$out" 2>&1 &
 }
 stopped() { [[ $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) == T ]]; }
 restore_all() { # restore_all FIXTURE STATE -> exit code
@@ -66,7 +70,8 @@ before=$(snapshot "$fx")
 r8t_bg "$fx" "$st" "$TMP/d.out" --fault-after-writes $((writes + 2)):STOP daemon; d=$!
 wait_for 10 grep -q "Started:" "$TMP/d.out" && ok || fail "daemon-restore/cli: started"
 kill -TERM $d
-wait_for 10 stopped $d && ok || fail "daemon-restore/cli: stopped in its restore"
+# Not stopped: killed, so that what follows fails instead of waiting for it for ever.
+wait_for 10 stopped $d && ok || { fail "daemon-restore/cli: stopped in its restore: $(cat "$TMP/d.out")"; kill -KILL $d 2>/dev/null || true; }
 for cmd in apply restore; do
         set +e
         out=$(ip netns exec "$ns" "$R8T" "${KR[@]}" --sysfs "$fx/sys" --kernel-log "$fx/kernel.log" --quirks "$Q" --config "$TMP/many.conf" \
@@ -75,7 +80,7 @@ for cmd in apply restore; do
         eq "daemon-restore/cli: $cmd refused" 1 "$rc"
         contains "daemon-restore/cli: $cmd says what to do" "systemctl stop r8169-tuned" "$out"
 done
-kill -CONT $d
+kill -CONT $d 2>/dev/null || true
 set +e; wait $d; rcd=$?; set -e
 eq "daemon-restore/cli: daemon exit" 0 "$rcd"
 eq "daemon-restore/cli: every original back" "$before" "$(snapshot "$fx")"
