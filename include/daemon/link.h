@@ -115,7 +115,9 @@ void link_init(Link *l, const Nic *n, bool record_possible);
  * A NIC a rescan found again (same slot, MAC and XID): what was known of old carries over,
  * what rtnetlink said of an interface follows its name (a renamed one is applied again).
  */
-LinkWork link_merge(Link *l, const Link *old, const Nic *found);
+LinkWork link_merge(Link *l, Link *old, const Nic *found);
+/* Frees what a link owns; a link merged into another owns nothing any more. */
+void link_done(Link *l);
 /* A reload: what other tools took over comes back to the configuration; link power may run again. */
 void link_reload(Link *l);
 /* A driver bound to (or unbound from) its PCI function, as udev tells: said; after a bind, marked to apply. */

@@ -13,7 +13,7 @@ static KnobState *knob_state(ApplyContext *ctx, KnobId k) {
 static void set_held(ApplyContext *ctx, KnobId k, bool v) {
         KnobState *s = knob_state(ctx, k);
         if (s && v)
-                s->failure[0] = '\0', s->held_said = false;
+                knob_state_clear_failure(s), s->held_said = false;
         if (s)
                 s->held = v;
 }
@@ -68,9 +68,9 @@ static void report_write_error(ApplyContext *ctx, const Nic *n, const PlanItem *
         fmt(it->knob, it->desired, want);
         /* The service keeps the reason for whoever asks it (Nic.Failures), as its journal has it; a
          * longer one is cut there (the journal keeps it whole). */
-        if (s && snprintf(s->failure, sizeof(s->failure), "setting %s%s%s -> %s failed: %s", knob_get(it->knob)->name,
-                          old ? " " : "", old ?: "", want, errtext(err, r, e, sizeof(e))) >= (int) sizeof(s->failure))
-                log_debug("the failure kept for Nic.Failures is cut at %zu bytes", sizeof(s->failure) - 1);
+        if (s)
+                knob_state_set_failure(s, "setting %s%s%s -> %s failed: %s", knob_get(it->knob)->name, old ? " " : "", old ?: "",
+                                       want, errtext(err, r, e, sizeof(e)));
         log_nic_knob(unsupported ? LOG_WARNING : LOG_ERR, unsupported ? R8T_MESSAGE_KNOB_UNSUPPORTED : R8T_MESSAGE_KNOB_FAILED, n,
                      &(KnobChange){ it->knob, old, want, &it->why }, r, "setting %s%s%s -> %s failed: %s",
                      knob_get(it->knob)->name, old ? " " : "", old ?: "", want, errtext(err, r, e, sizeof(e)));
@@ -603,7 +603,7 @@ int apply_nic(ApplyContext *ctx, const Nic *n, const NicPlan *p, ApplyStats *st)
                 set_held(ctx, k, false);
                 if (knob_state(ctx, k)) {
                         knob_state(ctx, k)->kept_other = false;
-                        knob_state(ctx, k)->failure[0] = '\0';
+                        knob_state_clear_failure(knob_state(ctx, k));
                 }
         }
         for (size_t i = 0; i < p->n; i++) {

@@ -72,6 +72,9 @@ int link_set_index(LinkSet *s) {
 }
 
 void link_set_done(LinkSet *s) {
+        /* links is NULL when its allocation failed (n is set before it). */
+        for (size_t i = 0; s->links && i < s->n; i++)
+                link_done(&s->links[i]);
         free(s->links);
         free(s->by_ifname.slots);
         free(s->by_slot.slots);
@@ -114,7 +117,7 @@ int link_set_rescan(LinkSet *s, const Sysroot *root, const SlotClaims *claims, c
                 return log_oom();
         }
         for (size_t i = 0; i < l.n; i++) {
-                const Link *old = link_set_find_slot(s, l.nics[i].slot);
+                Link *old = link_set_find_slot(s, l.nics[i].slot);
 
                 /* Known again by slot, MAC and a whole identity (an extended chip also by its id). */
                 if (old && streq(old->nic.perm_mac, l.nics[i].perm_mac) && old->nic.xid != CHIP_XID_INVALID &&

@@ -18,12 +18,19 @@ void link_env_done(LinkEnv *e) {
         e->stats = NULL;
 }
 
+void link_done(Link *l) {
+        knob_states_done(l->knobs);
+}
+
 void link_init(Link *l, const Nic *n, bool record_possible) {
         *l = (Link) { .nic = *n, .dirty = true, .power.record = record_possible };
 }
 
-LinkWork link_merge(Link *l, const Link *old, const Nic *found) {
+LinkWork link_merge(Link *l, Link *old, const Nic *found) {
         *l = *old;
+        /* What the old one owned moves with it (the old set is freed with link_done() on each). */
+        for (int k = 0; k < _KNOB_MAX; k++)
+                old->knobs[k].failure = NULL;
         /* Interfaces get renamed; the identity (slot, MAC, XID) stays. */
         memcpy(l->nic.ifnames, found->ifnames, sizeof(found->ifnames));
         l->nic.n_ifnames = found->n_ifnames;

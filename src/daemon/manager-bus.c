@@ -471,7 +471,7 @@ static int nic_property(sd_bus *bus, const char *path, const char *interface, co
         if (streq(property, "Failures")) {
                 int r = sd_bus_message_open_container(reply, 'a', "(ss)");
                 for (int k = 0; r >= 0 && k < _KNOB_MAX; k++)
-                        if (l->knobs[k].failure[0])
+                        if (l->knobs[k].failure)
                                 r = sd_bus_message_append(reply, "(ss)", knob_get(k)->name, l->knobs[k].failure);
                 return r < 0 ? r : sd_bus_message_close_container(reply);
         }

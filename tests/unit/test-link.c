@@ -269,12 +269,19 @@ static void test_rescan_merge(void **state) {
         link_up_and_applied(&old);
         old.dirty = false;
         old.knobs[KNOB_L1_ASPM].held = true;
+        old.knobs[KNOB_CLKPM].failure = strdup("setting clkpm 1 -> 0 failed: Permission denied");
         old.queued = true;
         /* Found again under the same name: what rtnetlink said and what the knobs hold carry over. */
         assert_int_equal(link_merge(&merged, &old, &found), 0);
         assert_int_equal(merged.ifaces[0].ifindex, 7);
         assert_true(merged.ifaces[0].carrier);
         assert_true(merged.knobs[KNOB_L1_ASPM].held);
+        /* The failure's text moves with it: the old link, freed with its set, owns it no more. */
+        assert_string_equal(merged.knobs[KNOB_CLKPM].failure, "setting clkpm 1 -> 0 failed: Permission denied");
+        assert_null(old.knobs[KNOB_CLKPM].failure);
+        link_done(&old);
+        link_done(&merged);
+        assert_null(merged.knobs[KNOB_CLKPM].failure);
         assert_true(merged.power.active);
         assert_false(merged.queued); /* a new queue */
         assert_false(merged.dirty);
