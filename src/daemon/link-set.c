@@ -132,6 +132,13 @@ int link_set_rescan(LinkSet *s, const Sysroot *root, const SlotClaims *claims, c
         }
         nic_list_done(&l);
         if (link_set_index(&new) < 0) {
+                /* The set stays as it was: what a merge moved goes back (a new link has none of its own yet). */
+                for (size_t i = 0; i < new.n; i++) {
+                        Link *old = link_set_find_slot(s, new.links[i].nic.slot);
+                        for (int k = 0; old && k < _KNOB_MAX; k++)
+                                if (new.links[i].knobs[k].failure)
+                                        old->knobs[k].failure = TAKE_PTR(new.links[i].knobs[k].failure);
+                }
                 link_set_done(&new);
                 return log_oom();
         }

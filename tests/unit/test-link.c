@@ -211,6 +211,7 @@ static void test_link_power(void **state) {
         link_reload(&l);
         assert_null(l.power.stopped);
         assert_false(l.knobs[KNOB_L1_ASPM].yielded);
+        link_done(&l);
 }
 
 static void test_tx_timeout(void **state) {
@@ -228,6 +229,7 @@ static void test_tx_timeout(void **state) {
         assert_false(l.power.active);
         assert_non_null(l.power.stopped);
         put(TX_TIMEOUT, "0\n");
+        link_done(&l);
 }
 
 static void test_drift(void **state) {
@@ -260,6 +262,7 @@ static void test_drift(void **state) {
         fx->c.config.drift = DRIFT_REASSERT;
         /* An ethtool notification without features decoded: every notified backend is read. */
         assert_int_equal(link_ethtool_notified(&l, 6, NULL), 6);
+        link_done(&l);
 }
 
 static void test_rescan_merge(void **state) {
@@ -269,7 +272,7 @@ static void test_rescan_merge(void **state) {
         link_up_and_applied(&old);
         old.dirty = false;
         old.knobs[KNOB_L1_ASPM].held = true;
-        old.knobs[KNOB_CLKPM].failure = strdup("setting clkpm 1 -> 0 failed: Permission denied");
+        knob_state_set_failure(&old.knobs[KNOB_CLKPM], "setting clkpm %d -> %d failed: %s", 1, 0, "Permission denied");
         old.queued = true;
         /* Found again under the same name: what rtnetlink said and what the knobs hold carry over. */
         assert_int_equal(link_merge(&merged, &old, &found), 0);
@@ -301,6 +304,7 @@ static void test_rescan_merge(void **state) {
         assert_false(merged.power.active);
         link_forget_absent(&merged);
         assert_false(merged.ifaces[1].absent);
+        link_done(&merged);
 }
 
 int main(void) {
