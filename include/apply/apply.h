@@ -18,7 +18,7 @@ typedef struct KnobState {
         unsigned failures;     /* writes that failed or did not hold, since the daemon found the NIC */
         /* Why the last write failed ("setting clkpm 1 -> 0 failed: …", at most KNOB_FAILURE_MAX - 1
          * bytes); NULL: it did not. Owned: knob_states_done() frees it. Out of line, as few knobs
-         * ever fail: the text in place made every NIC's 21 knobs 3.2 KiB bigger (issue 50). */
+         * ever fail: the text in place made every NIC's 21 knobs 3.1 KiB bigger (issue 50). */
         char *failure;
 } KnobState;
 
