@@ -95,12 +95,12 @@ CONF
 # snapshot FIXTURE -> every file of the fixture with its hash, then ethtool -k enp1s0 in $ns.
 snapshot() { (cd "$1/sys" && find . -type f -print0 | sort -z | xargs -0 sha256sum); ip netns exec "$ns" ethtool -k enp1s0; }
 
-# wait_for SECONDS CMD... -> polls CMD every 50 ms until it succeeds; fails after SECONDS
+# wait_for SECONDS CMD... -> polls CMD every 50 ms until it succeeds; fails after SECONDS, counted in
+# µs ($SECONDS counts whole seconds: "1" would be anything from nothing to a second)
 wait_for() {
-        local limit=$1; shift
-        local end=$((SECONDS + limit))
+        local end=$((${EPOCHREALTIME/./} + $1 * 1000000)); shift
         until "$@" >/dev/null 2>&1; do
-                ((SECONDS < end)) || return 1
+                ((${EPOCHREALTIME/./} < end)) || return 1
                 sleep 0.05
         done
 }

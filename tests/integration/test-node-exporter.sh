@@ -68,16 +68,9 @@ value() {
 }
 scraped_is() { [[ $(value "${@:2}") == "$1" ]]; }
 # within NAME WHAT EXPECTED METRIC [LABEL=VALUE...]: the scrape says so within a second of now
-# (wait_for counts whole seconds of $SECONDS: "1" may be any time up to a second; this is a second.)
 within() {
-        local what=$1 expected=$2 start=${EPOCHREALTIME/./}; shift 2
-        until scraped_is "$expected" "$@"; do
-                if ((${EPOCHREALTIME/./} - start > 1000000)); then
-                        fail "$what: $1 is $(value "$@"), not $expected, a second later"; return
-                fi
-                sleep 0.05
-        done
-        ok
+        local what=$1 expected=$2; shift 2
+        wait_for 1 scraped_is "$expected" "$@" && ok || fail "$what: $1 is $(value "$@"), not $expected, a second later"
 }
 
 wait_for 10 scraped_is 1 r8169_tuned_running || fail "node_exporter: no r8169_tuned_running 1 ($(scrape | grep -c r8169_tuned_) samples)"
@@ -103,9 +96,7 @@ within "a failed write" 1 r8169_tuned_knob_write_failures_total knob=gro_flush_t
 within "a failed write: the state" 1 r8169_tuned_nic_state state=failed
 cli profile powersave >/dev/null
 profile_is() { [[ $(samples | jq -r 'select(.name == "r8169_tuned_info") | "\(.labels.profile) \(.labels.profile_source)"') == "$1" ]]; }
-start=${EPOCHREALTIME/./}
-until profile_is "powersave runtime" || ((${EPOCHREALTIME/./} - start > 1000000)); do sleep 0.05; done
-profile_is "powersave runtime" && ok || fail "profile switch: not in the scrape a second later"
+wait_for 1 profile_is "powersave runtime" && ok || fail "profile switch: not in the scrape a second later"
 
 # The join on device, as r8169-tuned(8) prints it, in Prometheus (which scrapes every second).
 promql=$(sed -n '/^max by (instance, device, address)/,/^\.Ed/p' "$SRCDIR/man/r8169-tuned.8" | sed '$d' | tr '\n' ' ')
