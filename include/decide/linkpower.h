@@ -17,7 +17,8 @@
  *   (LINK_POWER_WINDOW_USEC) and turns L1 off only if they make the busy rate: a stray ARP or
  *   keepalive costs one wakeup, not a transition.
  * - While L1 is off the daemon samples the link's packet counters every period, a quarter of
- *   the quiet time, and turns L1 on when the link has been quiet for the quiet time.
+ *   the quiet time, and turns L1 on when the link has been quiet for the quiet time. Quiet
+ *   here is under half the busy rate: a stream between the two keeps the state it has.
  * - The quiet time is a ski-rental timeout, chosen in hindsight over the last 16 quiet gaps
  *   that ended in traffic (seen while L1 was off, or as L1 stretches): of 0.5, 1, 2, 4, 8,
  *   15 and 30 s, the one that would have cost least, where a gap under the quiet time costs
@@ -43,7 +44,11 @@ typedef enum LinkPowerState {
 const char *link_power_state_to_string(LinkPowerState s);
 
 typedef struct LinkPowerParams {
-        uint64_t busy_pps;   /* packets per second (rx + tx) above which the link is busy */
+        /* Packets per second (rx + tx) above which an idle link is busy; a busy link is quiet
+         * again under half of it. The band keeps a stream near the rate from flapping: a
+         * Poisson stream at 90 % of it crosses the rate in one sample of three (125 ms), and
+         * without the band went busy and idle again as often as the flap budget let it. */
+        uint64_t busy_pps;
         uint64_t quiet_usec; /* without a busy sample before L1 goes back on; 0: adaptive */
 } LinkPowerParams;
 

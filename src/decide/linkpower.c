@@ -44,6 +44,11 @@ static bool busy_rate(const LinkPower *lp, uint64_t packets, uint64_t elapsed_us
         return packets * 1000000 > lp->params.busy_pps * elapsed_usec;
 }
 
+/* While busy, a sample is quiet only under half the busy rate (see LinkPowerParams). */
+static bool still_busy(const LinkPower *lp, uint64_t packets, uint64_t elapsed_usec) {
+        return packets * 2000000 > lp->params.busy_pps * elapsed_usec;
+}
+
 /*
  * The quiet time that would have cost least over the recent quiet gaps, in hindsight: a gap
  * shorter than the quiet time costs its length with L1 off; a longer one costs the quiet
@@ -138,7 +143,7 @@ bool link_power_sample(LinkPower *lp, uint64_t now_usec, uint64_t packets) {
         }
         delta = packets - lp->last_packets;
         elapsed = now_usec - lp->last_usec;
-        if (busy_rate(lp, delta, elapsed)) {
+        if (still_busy(lp, delta, elapsed)) {
                 /* A gap under the quiet time ended: as long as the samples saw it quiet (at least). */
                 if (lp->last_quiet)
                         gap_seen(lp, lp->last_usec - lp->last_busy_usec);

@@ -11,108 +11,9 @@
 #include <unistd.h>
 
 #include "decide/linkpower.h"
+#include "linkpower-trace.h"
 
-#define SEC 1000000ull
-#define MS 1000ull
 static const LinkPowerParams params = { LINK_POWER_BUSY_PPS, 0 }; /* the defaults: quiet time auto */
-
-/* Traffic as segments of steady packets per second; packets at start + k / pps. */
-typedef struct Segment {
-        uint64_t start, end, pps;
-} Segment;
-
-typedef struct Trace {
-        Segment seg[256];
-        size_t n;
-} Trace;
-
-static void add(Trace *t, uint64_t start, uint64_t end, uint64_t pps) {
-        assert_true(t->n < ELEMENTSOF(t->seg));
-        t->seg[t->n++] = (Segment) { start, end, pps };
-}
-
-/* Packets in [0, at): what a counter read at `at` says. */
-static uint64_t cum(const Trace *t, uint64_t at) {
-        uint64_t n = 0;
-        for (size_t i = 0; i < t->n; i++)
-                if (at > t->seg[i].start) {
-                        uint64_t until = at < t->seg[i].end ? at : t->seg[i].end;
-                        n += ((until - t->seg[i].start) * t->seg[i].pps + SEC - 1) / SEC;
-                }
-        return n;
-}
-
-/* The first packet at or after `at`; UINT64_MAX: none. */
-static uint64_t next_packet(const Trace *t, uint64_t at) {
-        uint64_t best = UINT64_MAX;
-        for (size_t i = 0; i < t->n; i++) {
-                const Segment *s = &t->seg[i];
-                uint64_t p;
-                if (s->end <= at)
-                        continue;
-                if (at <= s->start)
-                        p = s->start;
-                else {
-                        uint64_t k = ((at - s->start) * s->pps + SEC - 1) / SEC;
-                        p = s->start + k * SEC / s->pps;
-                }
-                if (p < s->end && p < best)
-                        best = p;
-        }
-        return best;
-}
-
-typedef struct Outcome {
-        unsigned changes;
-        uint64_t l1_on_usec, packets_l1_on, first_off;
-} Outcome;
-
-/* The daemon's loop, without the daemon: woken by a packet while idle, sampling while busy. */
-static Outcome simulate(LinkPower *lp, const Trace *t, uint64_t from, uint64_t to) {
-        Outcome o = {};
-        uint64_t now = from;
-
-        while (now < to) {
-                if (lp->state == LINK_POWER_IDLE) {
-                        uint64_t p = next_packet(t, now), end;
-                        if (p >= to) {
-                                o.l1_on_usec += to - now;
-                                break;
-                        }
-                        end = p + link_power_window(lp, p);
-                        o.l1_on_usec += end - now;
-                        o.packets_l1_on += cum(t, end) - cum(t, now);
-                        if (link_power_woken(lp, p, end, cum(t, end) - cum(t, p))) {
-                                o.changes++;
-                                if (!o.first_off)
-                                        o.first_off = end;
-                        }
-                        now = end;
-                } else {
-                        now += link_power_period(lp);
-                        if (link_power_sample(lp, now, cum(t, now)))
-                                o.changes++;
-                }
-        }
-        return o;
-}
-
-/* The vendor rule on the same packets: every second, more than 10 packets since the last -> off, else on. */
-static Outcome vendor(const Trace *t, uint64_t to) {
-        Outcome o = {};
-        bool off = false;
-
-        for (uint64_t s = 0; s + SEC <= to; s += SEC) {
-                bool want = cum(t, s + SEC) - cum(t, s) > 10;
-                if (!off) {
-                        o.l1_on_usec += SEC;
-                        o.packets_l1_on += cum(t, s + SEC) - cum(t, s);
-                }
-                o.changes += want != off;
-                off = want;
-        }
-        return o;
-}
 
 static void test_stray_packets(void **state) {
         LinkPower lp;
@@ -128,6 +29,7 @@ static void test_stray_packets(void **state) {
         assert_int_equal(lp.state, LINK_POWER_IDLE);
         assert_int_equal(lp.wakeups, 24);
         assert_int_equal(lp.strays, 24);
+        trace_free(&t);
 }
 
 static void test_light_traffic(void **state) {
@@ -147,6 +49,7 @@ static void test_light_traffic(void **state) {
         assert_true(lp.wakeups >= 60);
         o = simulate(&lp, &t, 62 * SEC, 64 * SEC);
         assert_int_equal(o.first_off, 63 * SEC + LINK_POWER_WINDOW_USEC);
+        trace_free(&t);
 }
 
 static void test_remote_host(void **state) {
@@ -168,7 +71,7 @@ static void test_remote_host(void **state) {
         /* Pulses of 300 ms every 1.5 to 3 s (busy, then quiet long enough for L1): whatever it sends,
          * at most LINK_POWER_ENTRIES_PER_MIN entries into L1 a minute, so two changes each and the
          * one under way. */
-        memset(&t, 0, sizeof(t));
+        trace_clear(&t);
         for (unsigned i = 0; at < 5 * 60 * SEC; i++) {
                 add(&t, at, at + 300 * MS, 2000);
                 at += (1500 + (i * 7919 % 1500)) * MS;
@@ -178,6 +81,7 @@ static void test_remote_host(void **state) {
                 o = simulate(&lp, &t, min * 60 * SEC, (min + 1) * 60 * SEC);
                 assert_true(o.changes <= 2 * LINK_POWER_ENTRIES_PER_MIN + 1);
         }
+        trace_free(&t);
 }
 
 static void test_reaction(void **state) {
@@ -196,6 +100,7 @@ static void test_reaction(void **state) {
         assert_true(lp.since_usec <= 20 * SEC + LINK_POWER_BREAK_EVEN_USEC + 2 * link_power_period(&lp));
         assert_int_equal(link_power_time(&lp, LINK_POWER_IDLE, 30 * SEC) + link_power_time(&lp, LINK_POWER_BUSY, 30 * SEC),
                          30 * SEC);
+        trace_free(&t);
 }
 
 static void test_on_off_1s(void **state) {
@@ -213,6 +118,7 @@ static void test_on_off_1s(void **state) {
         assert_int_equal(lp.mispredictions, 1);
         assert_true(lp.quiet_usec >= SEC);
         assert_true(theirs.changes >= 55);
+        trace_free(&t);
 }
 
 /* Web-like: a page of 0.2-2 s every 3-20 s (a fixed sequence, the same for both rules). */
@@ -226,7 +132,7 @@ static void web(Trace *t, uint64_t seconds) {
                 x = x * 1103515245u + 12345u;
                 gap = 3 * SEC + (x >> 8) % (17 * SEC);
                 at += gap;
-                if (at + len >= seconds * SEC || t->n == ELEMENTSOF(t->seg))
+                if (at + len >= seconds * SEC)
                         return;
                 add(t, at, at + len, 2000);
         }
@@ -251,6 +157,7 @@ static void test_web(void **state) {
         assert_true(share_ours >= share_theirs - 0.05);
         assert_true(2 * ours.packets_l1_on <= theirs.packets_l1_on);
         assert_true(ours.changes <= theirs.changes);
+        trace_free(&t);
 }
 
 static void test_adaptive_quiet(void **state) {
@@ -269,7 +176,7 @@ static void test_adaptive_quiet(void **state) {
         assert_int_equal(lp.quiet_usec, 2 * SEC);
         assert_true(lp.transitions <= 3);
         /* Then gaps of 29 s: in a few of them L1 pays again, and the quiet time is the break-even time. */
-        t.n = 0;
+        trace_clear(&t);
         for (uint64_t i = 0; i < 8; i++)
                 add(&t, 60 * SEC + i * 30 * SEC, 60 * SEC + i * 30 * SEC + SEC, 2000);
         (void) simulate(&lp, &t, 56 * SEC, 61 * SEC);
@@ -279,12 +186,13 @@ static void test_adaptive_quiet(void **state) {
 
         /* Configured, it stays what it is told. */
         link_power_init(&lp, &(LinkPowerParams) { LINK_POWER_BUSY_PPS, 3 * SEC }, 0);
-        t.n = 0;
+        trace_clear(&t);
         for (uint64_t i = 0; i < 20; i++)
                 add(&t, i * 4 * SEC, i * 4 * SEC + 200 * MS, 2000);
         (void) simulate(&lp, &t, 0, 80 * SEC);
         assert_int_equal(lp.quiet_usec, 3 * SEC);
         assert_true(lp.mispredictions >= 5);
+        trace_free(&t);
 }
 
 static void test_flap_budget(void **state) {
@@ -300,6 +208,7 @@ static void test_flap_budget(void **state) {
         o = simulate(&lp, &t, 0, 120 * SEC);
         assert_true(o.changes <= 2 * 2 * LINK_POWER_ENTRIES_PER_MIN + 1);
         assert_true(o.changes >= 2 * LINK_POWER_ENTRIES_PER_MIN);
+        trace_free(&t);
 }
 
 static void test_counter_reset(void **state) {
