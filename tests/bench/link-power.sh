@@ -6,9 +6,12 @@
 # dynamic ASPM: every 1 s, more than 10 packets -> off, else on) computed from the
 # interface's counters (veth's are software: reading them touches nothing).
 #   reaction   traffic start -> L1 off, over BURSTS bursts started at random phases;
-#   onoff      1 s on / 1 s off for MINUTE s: changes per minute;
-#   web        0.2-2 s of traffic every 3-20 s for WEB s: time with L1 on, the share of
-#              packets sent while L1 was on, changes per minute;
+#   patterns   each of web (0.2-2 s of traffic every 3-20 s), onoff (1 s on / 1 s off),
+#              steady (a Poisson stream at 90 % of the busy rate) and pulses (50-300 ms of
+#              traffic, then 1-3 s of quiet), for SEEDS seeds: time with L1 on, the share of
+#              packets sent while L1 was on, changes per minute and the most in one minute,
+#              wakeups. The schedules are those of tests/unit/test-linkpower-patterns.c
+#              (splitmix64 from the seed, in both), which runs the rule on them without time;
 #   idle       the link up and quiet for MINUTE s: the daemon's wakeups per minute without a
 #              watchdog, with WatchdogSec=30s and with 3min (sd-event pings as under systemd),
 #              its CPU per hour; and under strace, every netlink request and file it opens
@@ -18,15 +21,20 @@
 #              socket (the daemon's busy state: closed) and with one armed as the daemon arms it.
 # Needs root, python3, strace and a C compiler. Not a test (never in ctest): the numbers depend
 # on the machine.
-#   tests/bench/link-power.sh          BURSTS=20 MINUTE=60 WEB=300 QUIETS=auto OUT=DIR
-# QUIETS: link-power-quiet values for onoff and web (auto, or seconds: "auto 2 30").
+#   tests/bench/link-power.sh   BURSTS=20 MINUTE=60 PATTERN=120 WEB=300 SEEDS="1 2 3"
+#                               PATTERNS="web onoff steady pulses" QUIETS=auto OUT=DIR
+# PATTERN and WEB: seconds per seed (web's pages are 11.5 s apart on average); QUIETS:
+# link-power-quiet values for the patterns (auto, or seconds: "auto 2 30").
 set -euo pipefail
 SRCDIR=$(cd "$(dirname "$0")/../.." && pwd)
 source "$SRCDIR/tests/bench/lib.sh"
 bench_init link-power-
 BURSTS=${BURSTS:-20}
 MINUTE=${MINUTE:-60}
+PATTERN=${PATTERN:-120}
 WEB=${WEB:-300}
+SEEDS=${SEEDS:-1 2 3}
+PATTERNS=${PATTERNS:-web onoff steady pulses}
 QUIETS=${QUIETS:-auto}
 W=$(mktemp -d /tmp/r8t-lpbench.XXXXXX)
 A=r8t-lpb-$$ B=r8t-lpb-peer-$$
@@ -102,7 +110,7 @@ cc -O2 -I "$SRCDIR/include" -o "$W/sender" "$W/sender.c" "$SRCDIR/src/kernel/pac
 
 # The driver: traffic patterns, the 1 ms poll of link/l1_aspm, the vendor rule on the counters.
 cat >"$W/drive.py" <<'EOF'
-import json, os, random, socket, sys, threading, time
+import json, math, os, random, socket, sys, threading, time
 mode, link, state, pid, seconds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
 sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 stats = "/sys/class/net/enp1s0/statistics/"
@@ -141,37 +149,77 @@ if mode == "idle":
                       "transitions": int(rec1.get("transitions", 0)) - int(rec0.get("transitions", 0)), "l1_on": l1()}))
     sys.exit(0)
 
-# onoff / web: both rules on the same packets; the vendor rule samples the counters every second.
-if mode == "onoff":
-    busy_at = lambda t: int(t) % 2 == 0
-else:  # web-like: 0.2-2 s of traffic every 3-20 s
-    web, t = [], 0.0
-    while t < seconds:
-        t += random.uniform(3, 20); web.append((t, t + random.uniform(0.2, 2)))
-    busy_at = lambda now: any(a <= now < b for a, b in web)
+# A pattern: both rules on the same packets; the vendor rule samples the counters every second
+# from the start. The schedule: splitmix64 from the seed, as tests/unit/test-linkpower-patterns.c.
+M = (1 << 64) - 1
+class Rng:
+    def __init__(self, seed): self.x = seed
+    def next(self):
+        self.x = (self.x + 0x9e3779b97f4a7c15) & M
+        z = self.x
+        z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M
+        z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M
+        return z ^ (z >> 31)
+    def unit(self): return (self.next() >> 11) / 9007199254740992.0
+    def uniform(self, a, b): return a + int(self.unit() * (b - a))
+def schedule(p, seed, seconds):  # busy segments in µs, or for steady the packet times
+    r, end, at, segs = Rng(seed), seconds * 1000000, 0, []
+    if p == "web":
+        while True:
+            at += r.uniform(3000000, 20000000); ln = r.uniform(200000, 2000000)
+            if at + ln >= end: break
+            segs.append((at, at + ln))
+    elif p == "onoff":
+        at = r.uniform(0, 2000000)
+        while at + 1000000 < end: segs.append((at, at + 1000000)); at += 2000000
+    elif p == "pulses":
+        while True:
+            ln = r.uniform(50000, 300000)
+            if at + ln >= end: break
+            segs.append((at, at + ln)); at += ln + r.uniform(1000000, 3000000)
+    elif p == "steady":  # 90 packets a second (the busy rate's 90 %)
+        x = 0.0
+        while True:
+            x += -math.log(1.0 - r.unit()) * 1e6 / 90
+            if x >= end: break
+            segs.append(int(x))
+    return segs
+seed = int(sys.argv[6])
+segs = schedule(mode, seed, seconds)
 rec0, (cpu0, cs0) = record(), proc()
-t0 = time.monotonic(); last = packets(); vendor_off = False; vendor_changes = 0; vendor_on_s = 0
-l1_on_s = 0.0; sent = sent_ours_on = sent_vendor_on = 0
-next_sample = t0 + 1; prev = 0.0
+t0 = time.monotonic(); last = packets(); vendor_off = False; vendor_changes = []; vendor_on_s = 0
+l1_on_s = 0.0; sent = sent_ours_on = sent_vendor_on = 0; ours_changes = []; was_on = l1()
+next_sample = t0 + 1; prev = 0.0; i = 0
 while True:
     now = time.monotonic() - t0
     if now >= seconds: break
     on = l1()
+    if on != was_on: ours_changes.append(now); was_on = on
     l1_on_s += (now - prev) * on; prev = now  # time-weighted: busy loops poll twice as often
-    if busy_at(now):
-        send(); sent += 1; sent_ours_on += on; sent_vendor_on += not vendor_off
-        time.sleep(0.0005)
-    else:
+    us = now * 1e6
+    if mode == "steady":
+        while i < len(segs) and segs[i] <= us:
+            send(); sent += 1; sent_ours_on += on; sent_vendor_on += not vendor_off; i += 1
         time.sleep(0.001)
+    else:
+        while i < len(segs) and segs[i][1] <= us: i += 1
+        if i < len(segs) and segs[i][0] <= us:
+            send(); sent += 1; sent_ours_on += on; sent_vendor_on += not vendor_off
+            time.sleep(0.0005)
+        else:
+            time.sleep(0.001)
     if time.monotonic() >= next_sample:
         next_sample += 1
         p = packets(); off = p - last > 10; last = p
-        vendor_changes += off != vendor_off; vendor_off = off; vendor_on_s += not off
+        if off != vendor_off: vendor_changes.append(next_sample - 1 - t0)
+        vendor_off = off; vendor_on_s += not off
 rec1, (cpu1, cs1) = record(), proc()
+most = lambda ts: max([sum(1 for t in ts if int(t // 60) == m) for m in range(int(seconds // 60) + 1)] or [0])
 print(json.dumps({
-    "seconds": seconds, "sent": sent,
+    "pattern": mode, "seed": seed, "seconds": seconds, "sent": sent,
     "ours_transitions": int(rec1.get("transitions", 0)) - int(rec0.get("transitions", 0)),
-    "vendor_transitions": vendor_changes,
+    "ours_changes_seen": len(ours_changes), "ours_most_in_a_minute": most(ours_changes),
+    "vendor_transitions": len(vendor_changes), "vendor_most_in_a_minute": most(vendor_changes),
     "ours_l1_on_share": l1_on_s / seconds,
     "vendor_l1_on_share": vendor_on_s / max(int(seconds), 1),
     "ours_sent_l1_on": sent_ours_on, "vendor_sent_l1_on": sent_vendor_on,
@@ -179,18 +227,21 @@ print(json.dumps({
     "wakeups": cs1 - cs0, "cpu_s": cpu1 - cpu0,
 }))
 EOF
-drive() { ip netns exec "$A" python3 "$W/drive.py" "$1" "$L" "$W/state/0000:01:00.0.linkpower" "$DPID" "$2"; }
+drive() { ip netns exec "$A" python3 "$W/drive.py" "$1" "$L" "$W/state/0000:01:00.0.linkpower" "$DPID" "$2" "${3:-0}"; }
 
 echo "reaction: $BURSTS bursts" >&2
 start_daemon auto
 drive reaction "$BURSTS" >"$OUT/reaction.json"
 for q in $QUIETS; do
-        echo "1 s on / 1 s off: $MINUTE s, quiet time $q" >&2
-        start_daemon "$q"
-        drive onoff "$MINUTE" >"$OUT/onoff-$q.json"
-        echo "web-like: $WEB s, quiet time $q" >&2
-        start_daemon "$q"
-        drive web "$WEB" >"$OUT/web-$q.json"
+        for p in $PATTERNS; do
+                for seed in $SEEDS; do
+                        secs=$PATTERN
+                        [[ $p == web ]] && secs=$WEB
+                        echo "$p, seed $seed: $secs s, quiet time $q" >&2
+                        start_daemon "$q"
+                        drive "$p" "$secs" "$seed" >"$OUT/$p-$seed-$q.json"
+                done
+        done
 done
 for wd in none 30000000 180000000; do
         echo "idle: $MINUTE s, watchdog $wd" >&2
@@ -218,25 +269,28 @@ for i in 1 2 3 4 5; do
         ip netns exec "$A" "$W/sender" 300000 enp1s0 >>"$OUT/socket-armed.txt"
 done
 
-python3 - "$OUT" "$QUIETS" "$MINUTE" <<'EOF' | tee "$OUT/summary.md"
+python3 - "$OUT" "$QUIETS" "$MINUTE" "$PATTERNS" "$SEEDS" <<'EOF' | tee "$OUT/summary.md"
 import json, re, statistics, sys
-out, quiets, minute = sys.argv[1], sys.argv[2].split(), float(sys.argv[3])
+out, quiets, minute, patterns, seeds = sys.argv[1], sys.argv[2].split(), float(sys.argv[3]), sys.argv[4].split(), sys.argv[5].split()
+per_min = lambda d, k: d[k] * 60.0 / d["seconds"]
+print("| pattern, seed (quiet) | L1 on: ours / vendor | packets sent with L1 on: ours / vendor | changes a minute: ours (most in one) / vendor (most) | wakeups a minute | quiet time learnt, mispredictions |")
+print("|---|---|---|---|---|---|")
+for q in quiets:
+    for p in patterns:
+        for s in seeds:
+            d = json.load(open("%s/%s-%s-%s.json" % (out, p, s, q)))
+            print("| %s, %s (%s) | %.1f %% / %.1f %% | %.1f %% / %.1f %% | %.1f (%d) / %.1f (%d) | %.0f | %.2f s, %d |" % (
+                p, s, q, 100 * d["ours_l1_on_share"], 100 * d["vendor_l1_on_share"],
+                100.0 * d["ours_sent_l1_on"] / max(d["sent"], 1), 100.0 * d["vendor_sent_l1_on"] / max(d["sent"], 1),
+                per_min(d, "ours_transitions"), d["ours_most_in_a_minute"], per_min(d, "vendor_transitions"),
+                d["vendor_most_in_a_minute"], per_min(d, "wakeups"), d["quiet_usec"] / 1e6, d["mispredictions"]))
+print()
 r = json.load(open(out + "/reaction.json"))["reaction_ms"]
 p95 = sorted(r)[max(0, -(-95 * len(r) // 100) - 1)]  # nearest rank
-per_min = lambda d, k: d[k] * 60.0 / d["seconds"]
 print("| measure | r8169-tuned (dynamic) | vendor rule, same packets | goal |")
 print("|---|---|---|---|")
 print("| reaction, traffic start -> L1 off: p50 / p95 / max (%d bursts) | %.0f / %.0f / %.0f ms | 0-1000 ms (a 1 s tick) | p95 <= 100 ms |"
       % (len(r), statistics.median(r), p95, max(r)))
-for q in quiets:
-    o, w = (json.load(open("%s/%s-%s.json" % (out, n, q))) for n in ("onoff", "web"))
-    print("| changes per minute, 1 s on / 1 s off, quiet %s | %.1f | %.1f | <= 4 |" % (q, per_min(o, "ours_transitions"), per_min(o, "vendor_transitions")))
-    print("| changes per minute, web-like, quiet %s | %.1f | %.1f | <= vendor |" % (q, per_min(w, "ours_transitions"), per_min(w, "vendor_transitions")))
-    print("| time with L1 on, web-like, quiet %s | %.1f %% | %.1f %% | >= vendor - 5 points |" % (q, 100 * w["ours_l1_on_share"], 100 * w["vendor_l1_on_share"]))
-    print("| packets sent while L1 on, web-like, quiet %s | %.1f %% (%d of %d) | %.1f %% (%d) | <= half the vendor's |"
-          % (q, 100.0 * w["ours_sent_l1_on"] / max(w["sent"], 1), w["ours_sent_l1_on"], w["sent"],
-             100.0 * w["vendor_sent_l1_on"] / max(w["sent"], 1), w["vendor_sent_l1_on"]))
-    print("| quiet time learnt / mispredictions, web-like, quiet %s | %.2f s / %d | - | - |" % (q, w["quiet_usec"] / 1e6, w["mispredictions"]))
 for wd, name in (("none", "no watchdog"), ("30000000", "WatchdogSec=30s"), ("180000000", "WatchdogSec=3min")):
     i = json.load(open("%s/idle-%s.json" % (out, wd)))
     print("| daemon wakeups per minute, link up and quiet, %s | %.1f | - | <= 2 |" % (name, per_min(i, "wakeups")))
