@@ -34,10 +34,11 @@
  *   L1 stays off (the safe side) until the oldest is a minute old. Whatever a remote host
  *   sends, 13 changes in a minute at most. The price, on a pattern with n gaps a minute each
  *   worth an entry (a gap of g seconds earns dP (g - quiet - lag) less the entry and wake),
- *   is the n - 6 gaps given up: nothing on web-like traffic (about 5 pages a minute), L1 on
+ *   is the n - 6 gaps given up: little on web-like traffic (about 5 pages a minute), L1 on
  *   12 % instead of the vendor's 47 % under 50-300 ms pulses 1-3 s apart (about 0.3-0.7 W
  *   there). Two entries a minute (4 changes) would cost web-like traffic most of its L1
- *   time (21-32 % instead of 84 %), none would let pulses flap 55 times a minute.
+ *   time (21-32 % instead of 84 % in test-linkpower-patterns' simulation), none would let
+ *   pulses flap 55 times a minute.
  *
  * Pure: the daemon feeds it times and packet counts and writes what it decides.
  */

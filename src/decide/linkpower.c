@@ -39,14 +39,27 @@ static void enter(LinkPower *lp, LinkPowerState s, uint64_t now_usec) {
         lp->transitions++;
 }
 
-/* packets over elapsed µs above the busy rate, without dividing: packets * 1e6 > pps * elapsed */
+/*
+ * packets over elapsed µs above `per_sec` times the busy rate, without dividing:
+ * packets * 1e6 * per_sec > pps * elapsed. A product that does not fit (a counter that
+ * jumped) is busy: the safe side.
+ */
+static bool over_rate(const LinkPower *lp, uint64_t packets, uint64_t elapsed_usec, uint64_t per_sec) {
+        uint64_t have, limit;
+
+        if (__builtin_mul_overflow(packets, per_sec, &have) ||
+            __builtin_mul_overflow(lp->params.busy_pps, elapsed_usec, &limit))
+                return true;
+        return have > limit;
+}
+
 static bool busy_rate(const LinkPower *lp, uint64_t packets, uint64_t elapsed_usec) {
-        return packets * 1000000 > lp->params.busy_pps * elapsed_usec;
+        return over_rate(lp, packets, elapsed_usec, 1000000);
 }
 
 /* While busy, a sample is quiet only under half the busy rate (see LinkPowerParams). */
 static bool still_busy(const LinkPower *lp, uint64_t packets, uint64_t elapsed_usec) {
-        return packets * 2000000 > lp->params.busy_pps * elapsed_usec;
+        return over_rate(lp, packets, elapsed_usec, 2000000);
 }
 
 /*

@@ -106,7 +106,10 @@ static int on_stats(struct nl_msg *msg, void *arg) {
             !tb[IFLA_STATS_LINK_64] || nla_len(tb[IFLA_STATS_LINK_64]) < (int) sizeof(st))
                 return NL_OK;
         memcpy(&st, nla_data(tb[IFLA_STATS_LINK_64]), sizeof(st));
-        p->packets = st.rx_packets + st.tx_packets;
+        /* Multicast received is left out, as the wake socket leaves it out: chatter that cannot
+         * turn L1 off should not keep it off either. r8169 counts PACKET_MULTICAST frames there;
+         * broadcast has no counter of its own and stays in. */
+        p->packets = st.rx_packets - (st.multicast < st.rx_packets ? st.multicast : st.rx_packets) + st.tx_packets;
         p->found = true;
         return NL_OK;
 }

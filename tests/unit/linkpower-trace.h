@@ -49,7 +49,7 @@ static inline void trace_free(Trace *t) {
         *t = (Trace) {};
 }
 
-static int cmp_u64(const void *a, const void *b) {
+static inline int cmp_u64(const void *a, const void *b) {
         uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
         return x < y ? -1 : x > y;
 }
@@ -59,7 +59,8 @@ static inline uint64_t cum(Trace *t, uint64_t at) {
         size_t lo = 0, hi = t->n;
 
         if (!t->sorted) {
-                qsort(t->at, t->n, sizeof(*t->at), cmp_u64);
+                if (t->n > 1) /* an empty trace has no array to sort */
+                        qsort(t->at, t->n, sizeof(*t->at), cmp_u64);
                 t->sorted = true;
         }
         while (lo < hi) {
@@ -78,28 +79,33 @@ static inline uint64_t next_packet(Trace *t, uint64_t at) {
         return i < t->n ? t->at[i] : UINT64_MAX;
 }
 
+#define RECENT 64
+
 typedef struct Outcome {
         unsigned changes;
         uint64_t l1_on_usec, packets_l1_on, first_off;
-        unsigned changes_per_min_max; /* the most in any minute [k min, k + 1 min) */
+        unsigned changes_per_min_max; /* the most in any 60 s, a sliding window */
         unsigned wakeups;             /* timer and socket wakeups of the daemon */
+        uint64_t recent[RECENT];      /* the changes of the last 60 s, a ring */
+        unsigned n_recent, first_recent;
 } Outcome;
 
-static inline void changed(Outcome *o, unsigned *minute, unsigned *in_minute, uint64_t at) {
-        if (at / (60 * SEC) != *minute) {
-                *minute = at / (60 * SEC);
-                *in_minute = 0;
+static inline void changed(Outcome *o, uint64_t at) {
+        while (o->n_recent > 0 && o->recent[o->first_recent] + 60 * SEC <= at) {
+                o->first_recent = (o->first_recent + 1) % RECENT;
+                o->n_recent--;
         }
+        assert_true(o->n_recent < RECENT);
+        o->recent[(o->first_recent + o->n_recent++) % RECENT] = at;
         o->changes++;
-        if (++*in_minute > o->changes_per_min_max)
-                o->changes_per_min_max = *in_minute;
+        if (o->n_recent > o->changes_per_min_max)
+                o->changes_per_min_max = o->n_recent;
 }
 
 /* The daemon's loop, without the daemon: woken by a packet while idle, sampling while busy. */
 static inline Outcome simulate(LinkPower *lp, Trace *t, uint64_t from, uint64_t to) {
         Outcome o = {};
         uint64_t now = from;
-        unsigned minute = UINT_MAX, in_minute = 0;
 
         while (now < to) {
                 if (lp->state == LINK_POWER_IDLE) {
@@ -113,16 +119,17 @@ static inline Outcome simulate(LinkPower *lp, Trace *t, uint64_t from, uint64_t 
                         o.packets_l1_on += cum(t, end) - cum(t, now);
                         o.wakeups += 2; /* the frame, the window's end */
                         if (link_power_woken(lp, p, end, cum(t, end) - cum(t, p))) {
-                                changed(&o, &minute, &in_minute, end);
+                                changed(&o, end);
                                 if (!o.first_off)
                                         o.first_off = end;
                         }
                         now = end;
                 } else {
-                        now += link_power_period(lp);
+                        /* The daemon's timer has a fifth of the period as accuracy: the latest it may fire. */
+                        now += link_power_period(lp) + link_power_period(lp) / 5;
                         o.wakeups++;
                         if (link_power_sample(lp, now, cum(t, now)))
-                                changed(&o, &minute, &in_minute, now);
+                                changed(&o, now);
                 }
         }
         return o;
@@ -132,7 +139,6 @@ static inline Outcome simulate(LinkPower *lp, Trace *t, uint64_t from, uint64_t 
 static inline Outcome vendor(Trace *t, uint64_t to) {
         Outcome o = {};
         bool off = false;
-        unsigned minute = UINT_MAX, in_minute = 0;
 
         for (uint64_t s = 0; s + SEC <= to; s += SEC) {
                 bool want = cum(t, s + SEC) - cum(t, s) > 10;
@@ -141,7 +147,7 @@ static inline Outcome vendor(Trace *t, uint64_t to) {
                         o.packets_l1_on += cum(t, s + SEC) - cum(t, s);
                 }
                 if (want != off)
-                        changed(&o, &minute, &in_minute, s + SEC);
+                        changed(&o, s + SEC);
                 off = want;
         }
         return o;

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -126,10 +127,11 @@ static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * a / b : 0; }
 
 /*
  * What the rule promises on each pattern, against the vendor rule on the same packets (the
- * issue's goals where they can be met together; DESIGN notes "Dynamic link power: what a change
- * costs" give the arithmetic where they cannot):
- * - every pattern: never more changes in a minute than the flap budget allows;
- * - idle: no change and no wakeup;
+ * issue's goals where they can be met together; the comment in decide/linkpower.h gives the
+ * arithmetic where they cannot):
+ * - every pattern: never more changes in any 60 s than the flap budget allows;
+ * - idle: no change (its wakeups, none, are the daemon's loop: tests/bench/link-power.sh and
+ *   integration/test-link-power measure them);
  * - web, onoff, steady: L1 on at least the vendor's time less 5 points, at most half the
  *   packets it sends with L1 on, and about as many changes (web) or at most 4 a minute;
  * - pulses: at most half the packets with L1 on and fewer changes than the vendor; L1 on for

@@ -175,21 +175,24 @@ static void test_adaptive_quiet(void **state) {
         assert_true(lp.mispredictions >= 1 && lp.mispredictions <= 2);
         assert_int_equal(lp.quiet_usec, 2 * SEC);
         assert_true(lp.transitions <= 3);
-        /* Then gaps of 29 s: in a few of them L1 pays again, and the quiet time is the break-even time. */
+        /* Then gaps of 29 s: as they replace the short ones, L1 pays again, and the quiet time
+         * comes down to the break-even time. */
         trace_clear(&t);
-        for (uint64_t i = 0; i < 8; i++)
+        for (uint64_t i = 0; i < 16; i++)
                 add(&t, 60 * SEC + i * 30 * SEC, 60 * SEC + i * 30 * SEC + SEC, 2000);
         (void) simulate(&lp, &t, 56 * SEC, 61 * SEC);
         assert_int_equal(lp.quiet_usec, 2 * SEC); /* one long gap among fifteen short ones: not yet */
         (void) simulate(&lp, &t, 61 * SEC, 300 * SEC);
+        assert_true(lp.quiet_usec < 2 * SEC);
+        (void) simulate(&lp, &t, 300 * SEC, 540 * SEC);
         assert_int_equal(lp.quiet_usec, LINK_POWER_BREAK_EVEN_USEC);
 
         /* Configured, it stays what it is told. */
         link_power_init(&lp, &(LinkPowerParams) { LINK_POWER_BUSY_PPS, 3 * SEC }, 0);
         trace_clear(&t);
         for (uint64_t i = 0; i < 20; i++)
-                add(&t, i * 4 * SEC, i * 4 * SEC + 200 * MS, 2000);
-        (void) simulate(&lp, &t, 0, 80 * SEC);
+                add(&t, i * 5 * SEC, i * 5 * SEC + 200 * MS, 2000);
+        (void) simulate(&lp, &t, 0, 100 * SEC);
         assert_int_equal(lp.quiet_usec, 3 * SEC);
         assert_true(lp.mispredictions >= 5);
         trace_free(&t);
@@ -234,6 +237,29 @@ static void test_counter_reset(void **state) {
         assert_true(link_power_woken(&lp, 7 * SEC + MS, 7 * SEC + LINK_POWER_WINDOW_USEC, 100));
         assert_int_equal(lp.mispredictions, 1);
         assert_string_equal(link_power_state_to_string(lp.state), "busy");
+}
+
+/* The band: an idle link goes busy over the busy rate; a busy one is quiet only at half of it or under. */
+static void test_band(void **state) {
+        LinkPower lp;
+
+        link_power_init(&lp, &params, 0);
+        /* 100/s over 1 s is the rate, not over it: stray. 101: busy. */
+        assert_false(link_power_woken(&lp, 1 * SEC, 2 * SEC, 100));
+        assert_true(link_power_woken(&lp, 3 * SEC, 4 * SEC, 101));
+        assert_false(link_power_sample(&lp, 5 * SEC, 1000)); /* the baseline */
+        /* 51 frames a second for 2 s: still busy (over half), however long. */
+        for (uint64_t t = 6; t <= 7; t++)
+                assert_false(link_power_sample(&lp, t * SEC, 1000 + (t - 5) * 51));
+        assert_int_equal(lp.last_busy_usec, 7 * SEC);
+        /* 50 a second is half: quiet; after the quiet time (0.5 s, a sample a second here), idle. */
+        assert_true(link_power_sample(&lp, 8 * SEC, 1000 + 2 * 51 + 50));
+        assert_int_equal(lp.state, LINK_POWER_IDLE);
+        /* A counter that jumped so far that the product does not fit is busy, not quiet. */
+        assert_true(link_power_woken(&lp, 20 * SEC, 20 * SEC + LINK_POWER_WINDOW_USEC, UINT64_MAX / 1000));
+        assert_false(link_power_sample(&lp, 21 * SEC, 5));
+        assert_false(link_power_sample(&lp, 22 * SEC, 5 + UINT64_MAX / 1000000));
+        assert_int_equal(lp.last_busy_usec, 22 * SEC);
 }
 
 /* Security review S8: the record is written through the one writer: a hard link planted at the old
@@ -321,6 +347,7 @@ int main(void) {
                 cmocka_unit_test(test_adaptive_quiet),
                 cmocka_unit_test(test_flap_budget),
                 cmocka_unit_test(test_counter_reset),
+                cmocka_unit_test(test_band),
                 cmocka_unit_test(test_record_writer),
                 cmocka_unit_test(test_record_versions),
         };
