@@ -10,10 +10,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "decide/linkpower.h"
 #include "linkpower-trace.h"
@@ -31,10 +29,11 @@ static uint64_t splitmix64(Rng *r) {
         return z ^ (z >> 31);
 }
 
+/* Uniform in [0, 1): the top 53 bits. */
+static double unit(Rng *r) { return (double) (splitmix64(r) >> 11) / 9007199254740992.0; }
+
 /* Uniform in [a, b) µs. */
-static uint64_t uniform(Rng *r, uint64_t a, uint64_t b) {
-        return a + (uint64_t) ((double) (splitmix64(r) >> 11) / 9007199254740992.0 * (double) (b - a));
-}
+static uint64_t uniform(Rng *r, uint64_t a, uint64_t b) { return a + (uint64_t) (unit(r) * (double) (b - a)); }
 
 typedef enum Pattern {
         IDLE,
@@ -80,7 +79,7 @@ static void pattern(Trace *t, Pattern p, uint64_t seed, uint64_t seconds) {
         case STEADY: {
                 double mean = 1e6 / (0.9 * LINK_POWER_BUSY_PPS);
                 for (double x = 0;;) {
-                        x += -log(1.0 - (double) (splitmix64(&r) >> 11) / 9007199254740992.0) * mean;
+                        x += -log(1.0 - unit(&r)) * mean;
                         if (x >= (double) end)
                                 break;
                         trace_packet(t, (uint64_t) x);
