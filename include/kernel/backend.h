@@ -38,6 +38,9 @@ typedef struct Backend {
          */
         bool fixture_in_host_netns;
         BackendSession session;
+        /* class/net, opened at the first ethtool write and kept: each write asks it whose the name is. */
+        int class_net_fd;
+        bool class_net_open;
 } Backend;
 
 int backend_init(Backend *b, const Sysroot *root);

@@ -52,6 +52,8 @@ const ChipInfo *chip_table(size_t *n);
 
 /* Whether vendor:device (and subsystem, for two entries) is in r8169's PCI ID table. */
 bool chip_pci_id_known(uint16_t vendor, uint16_t device, uint16_t subsys_vendor, uint16_t subsys_device);
+/* Whether some subsystem ids could make chip_pci_id_known() true: the scan reads them only then. */
+bool chip_pci_id_may_be_known(uint16_t vendor, uint16_t device);
 
 /* "3 hex digits, lower case" as the kernel printed it up to 6.18. */
 int chip_parse_xid(const char *s, uint16_t *ret);

@@ -363,8 +363,23 @@ int write_file_check(const char *path) {
         return 0;
 }
 
+/* All of buf to fd, however the kernel splits it. */
+static int write_all(int fd, const char *buf, size_t len) {
+        while (len > 0) {
+                ssize_t k = write(fd, buf, len);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k <= 0)
+                        return k < 0 ? -errno : -EIO;
+                buf += k;
+                len -= (size_t) k;
+        }
+        return 0;
+}
+
 int write_file_atomic(const char *path, mode_t mode, void (*writer)(FILE *f, const void *userdata), const void *userdata) {
-        _cleanup_free_ char *tmp = NULL;
+        _cleanup_free_ char *tmp = NULL, *text = NULL;
+        size_t len = 0;
         char dir[PATH_MAX];
         struct statfs sf;
         bool durable;
@@ -374,6 +389,15 @@ int write_file_atomic(const char *path, mode_t mode, void (*writer)(FILE *f, con
         r = write_file_check(path);
         if (r < 0)
                 return r;
+        /* The text whole in memory first: one write() (a hotplug saves a journal), and nothing
+         * is created when it cannot be made. */
+        f = open_memstream(&text, &len);
+        if (!f)
+                return -ENOMEM;
+        writer(f, userdata);
+        r = ferror(f) ? -ENOMEM : 0;
+        if (fclose(f) != 0 || r < 0)
+                return -ENOMEM;
         if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
                 return -ENOMEM;
         /* A new file under a name nobody can guess (O_CREAT|O_EXCL: never a planted link), the mode
@@ -381,18 +405,14 @@ int write_file_atomic(const char *path, mode_t mode, void (*writer)(FILE *f, con
         fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        if (fchmod(fd, mode) < 0 || !(f = fdopen(fd, "w"))) {
-                r = -errno;
-                (void) close(fd);
-                (void) unlink(tmp);
-                return r;
-        }
+        r = fchmod(fd, mode) < 0 ? -errno : 0;
         /* On tmpfs (/run) the rename is all there is to make it whole: no fsync, which costs on the hot path. */
         durable = fstatfs(fd, &sf) < 0 || (sf.f_type != TMPFS_MAGIC && sf.f_type != RAMFS_MAGIC);
-        writer(f, userdata);
-        if (fflush(f) != 0 || ferror(f) || (durable && fsync(fileno(f)) < 0))
-                r = -errno ?: -EIO;
-        if (fclose(f) != 0 && r == 0)
+        if (r == 0)
+                r = write_all(fd, text, len);
+        if (r == 0 && durable && fsync(fd) < 0)
+                r = -errno;
+        if (close(fd) < 0 && r == 0)
                 r = -errno;
         if (r == 0 && rename(tmp, path) < 0)
                 r = -errno;

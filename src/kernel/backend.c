@@ -89,6 +89,9 @@ static BackendSession *session_of(Backend *b, const Nic *n) {
 
 void backend_done(Backend *b) {
         session_drop(b);
+        if (b->class_net_open)
+                close(b->class_net_fd);
+        b->class_net_open = false;
         b->nl = ethtool_nl_free(b->nl);
 }
 
@@ -131,7 +134,6 @@ static int need_interface(Backend *b, const Nic *n, EthtoolError *err) {
  */
 static int check_owner(Backend *b, const Nic *n, EthtoolError *err) {
         const char *ifname = nic_ifname(n);
-        _cleanup_close_ int dfd = -1;
         char target[4096], suffix[64];
         ssize_t k;
 
@@ -141,8 +143,11 @@ static int check_owner(Backend *b, const Nic *n, EthtoolError *err) {
                          "a fixture's interface, and this is the host's network namespace: %s here is not that NIC", ifname);
                 return -EXDEV;
         }
-        dfd = sysroot_open_dir(b->root, "class/net");
-        k = dfd < 0 || !ifname ? -1 : readlinkat(dfd, ifname, target, sizeof(target) - 1);
+        if (!b->class_net_open) {
+                b->class_net_fd = sysroot_open_dir(b->root, "class/net");
+                b->class_net_open = b->class_net_fd >= 0;
+        }
+        k = !b->class_net_open || !ifname ? -1 : readlinkat(b->class_net_fd, ifname, target, sizeof(target) - 1);
         if (k < 0) {
                 *err = (EthtoolError) { .error = -ENODEV, .message = "the interface went away" };
                 return -ENODEV;

@@ -152,6 +152,13 @@ static const struct {
         { 0x0001, 0x8168, 0, 0x2410 },
 };
 
+bool chip_pci_id_may_be_known(uint16_t vendor, uint16_t device) {
+        for (size_t i = 0; i < ELEMENTSOF(pci_ids); i++)
+                if (pci_ids[i].vendor == vendor && pci_ids[i].device == device)
+                        return true;
+        return false;
+}
+
 bool chip_pci_id_known(uint16_t vendor, uint16_t device, uint16_t subsys_vendor, uint16_t subsys_device) {
         for (size_t i = 0; i < ELEMENTSOF(pci_ids); i++) {
                 if (pci_ids[i].vendor != vendor || pci_ids[i].device != device)

@@ -88,16 +88,14 @@ static void read_link_caps(struct pci_dev *d, PciLink *link) {
 }
 
 /* "../../../devices/pci0000:00/0000:00:1c.0/0000:01:00.0": the port is the parent component. */
-static void read_upstream(const Sysroot *root, Nic *n) {
+static void read_upstream(int devices_fd, Nic *n) {
         char dir[64], target[4096];
-        _cleanup_close_ int dfd = -1;
         ssize_t k;
         char *last, *prev;
 
-        dfd = sysroot_open_dir(root, "bus/pci/devices");
-        if (dfd < 0)
+        if (devices_fd < 0)
                 return;
-        k = readlinkat(dfd, n->slot, target, sizeof(target) - 1);
+        k = readlinkat(devices_fd, n->slot, target, sizeof(target) - 1);
         if (k < 0)
                 return;
         target[k] = '\0';
@@ -184,8 +182,9 @@ static void read_runtime_status(const Sysroot *root, Nic *n) {
 /*
  * ids: what read_ids() found in the function's directory dfd (the scan filters on them
  * before libpci is asked); libpci reads the config space (capabilities, the link).
+ * devices_fd: the scan's bus/pci/devices, where the function's link says its port.
  */
-static int nic_from_pci(const Sysroot *root, struct pci_dev *d, int dfd, const uint16_t ids[4], Nic *n) {
+static int nic_from_pci(const Sysroot *root, struct pci_dev *d, int devices_fd, int dfd, const uint16_t ids[4], Nic *n) {
         uint64_t rev;
 
         *n = (Nic) { .xid = CHIP_XID_INVALID, .xid2 = CHIP_XID2_INVALID };
@@ -199,7 +198,7 @@ static int nic_from_pci(const Sysroot *root, struct pci_dev *d, int dfd, const u
                                                                                           : pci_read_byte(d, PCI_REVISION_ID);
         read_driver(dfd, n);
         read_link_caps(d, &n->link);
-        read_upstream(root, n);
+        read_upstream(devices_fd, n);
         read_ifnames(root, n);
         read_perm_mac(root, n);
         read_runtime_status(root, n);
@@ -211,15 +210,16 @@ static int slot_cmp(const void *a, const void *b) {
 }
 
 /*
- * A PCI function under bus/pci/devices whose ids can be read (dfd: its directory, opened
- * once for all of them): every other entry is skipped and said.
+ * ids[from..to) of a PCI function (dfd: its directory under bus/pci/devices): vendor and
+ * device must be there, a missing subsystem id reads 0. A function whose ids cannot be
+ * read is skipped by the scan, and said.
  */
-static int read_ids(int dfd, uint16_t ids[4]) {
+static int read_ids(int dfd, int from, int to, uint16_t ids[4]) {
         static const char *const attrs[4] = { "vendor", "device", "subsystem_vendor", "subsystem_device" };
 
         if (dfd < 0)
                 return dfd;
-        for (int i = 0; i < 4; i++) {
+        for (int i = from; i < to; i++) {
                 uint64_t v = 0;
                 int r = sysroot_read_u64_at(dfd, attrs[i], &v);
                 if (r < 0 && i < 2)
@@ -235,8 +235,8 @@ static int read_ids(int dfd, uint16_t ids[4]) {
  * libpci reads one device: with its error callback jumping back here, a device
  * that vanishes while it is read costs that device, not the whole scan.
  */
-static int read_one(struct pci_access *pacc, const Sysroot *root, const char *slot, int dfd, const uint16_t ids[4],
-                    Nic *n, PciLink *upstream_only) {
+static int read_one(struct pci_access *pacc, const Sysroot *root, const char *slot, int devices_fd, int dfd,
+                    const uint16_t ids[4], Nic *n, PciLink *upstream_only) {
         struct pci_dev *volatile d = NULL;
         unsigned domain, bus, dev, func;
 
@@ -254,7 +254,7 @@ static int read_one(struct pci_access *pacc, const Sysroot *root, const char *sl
                 pci_fill_info(d, PCI_FILL_CAPS | PCI_FILL_EXT_CAPS);
                 read_link_caps(d, upstream_only);
         } else {
-                nic_from_pci(root, d, dfd, ids, n);
+                nic_from_pci(root, d, devices_fd, dfd, ids, n);
         }
         pci_free_dev(d);
         return 0;
@@ -325,7 +325,13 @@ int nic_discover(const Sysroot *root, const SlotClaims *claims, NicList *ret) {
                 snprintf(devdir, sizeof(devdir), "bus/pci/devices/%s", de->d_name);
                 dfd = sysroot_open_dir(root, devdir);
                 claim = slot_claims_find(claims, de->d_name);
-                r = read_ids(dfd, ids);
+                /* Vendor and device first: most functions of a machine are no NIC of ours, and
+                 * their subsystem ids are not read at all. */
+                r = read_ids(dfd, 0, 2, ids);
+                if (r >= 0 && !claim && !chip_pci_id_may_be_known(ids[0], ids[1]))
+                        continue;
+                if (r >= 0)
+                        r = read_ids(dfd, 2, 4, ids);
                 if (r >= 0 && !claim && !chip_pci_id_known(ids[0], ids[1], ids[2], ids[3]))
                         continue;
                 nics = r >= 0 ? reallocarray(l.nics, l.n + 1, sizeof(Nic)) : NULL;
@@ -337,7 +343,7 @@ int nic_discover(const Sysroot *root, const SlotClaims *claims, NicList *ret) {
                 if (nics)
                         l.nics = nics;
                 if (r >= 0)
-                        r = read_one(pacc, root, de->d_name, dfd, ids, &l.nics[l.n], NULL);
+                        r = read_one(pacc, root, de->d_name, dirfd(dir), dfd, ids, &l.nics[l.n], NULL);
                 if (r >= 0 && claim)
                         l.nics[l.n].claim = *claim;
                 if (r < 0) {
@@ -354,7 +360,7 @@ int nic_discover(const Sysroot *root, const SlotClaims *claims, NicList *ret) {
         /* The other end of each link: the port above the NIC. */
         for (size_t i = 0; i < l.n; i++)
                 if (l.nics[i].upstream[0])
-                        (void) read_one(pacc, root, l.nics[i].upstream, -EBADF, NULL, NULL, &l.nics[i].upstream_link);
+                        (void) read_one(pacc, root, l.nics[i].upstream, -EBADF, -EBADF, NULL, NULL, &l.nics[i].upstream_link);
 done:
         pci_close(pacc);
         if (ret_error < 0)

@@ -40,8 +40,9 @@ bool sysroot_attr_allowed(const char *attr, bool write) {
                 return true;
         if (write)
                 return false;
+        /* fnmatch() only for patterns: every knob read of every event comes here. */
         for (size_t i = 0; i < ELEMENTSOF(readable); i++)
-                if (fnmatch(readable[i], attr, 0) == 0)
+                if (strpbrk(readable[i], "*?[") ? fnmatch(readable[i], attr, 0) == 0 : streq(readable[i], attr))
                         return true;
         return false;
 }
