@@ -194,6 +194,13 @@ static int sysfs_open(Backend *b, const KnobBackend *be, const Nic *n) {
 
         if (r < 0)
                 return r;
+        /*
+         * rtnetlink lists no such interface (the daemon's turn): on a machine its directory is
+         * gone too; a fixture tree may still have one, which is not the interface of this
+         * namespace, as for ethtool (need_interface()). Written when the interface appears.
+         */
+        if (be->sysfs_by_ifname && session_of(b, n) && b->session.ifindex < 0)
+                return -ENODEV;
         if (b->session.active && b->session.dir_cached[be->id] && streq(b->session.dir_path[be->id], dir))
                 return b->session.dir_fd[be->id];
         r = sysroot_open_dir(b->root, dir);

@@ -102,6 +102,14 @@ eq "A: SIGTERM exit 0" 0 "$DRC"
 fx=$(fixture thinkpad-e480-8168gu)
 DAEMON_ARGS=(--kernel-release 6.1.158)
 printf '[global]\nprofile = performance\nsuggestions = apply\n' >"$TMP/b.conf"
+# 0. No enp3s0 in this namespace yet: the fixture's directory of that name is not the interface,
+# and is not written (as ethtool is not asked) until rtnetlink tells of it.
+start_daemon "$fx" "$TMP/b.conf"
+eq "B: no interface, its directory untouched" 0 "$(cat "$fx/sys/class/net/enp3s0/gro_flush_timeout")"
+ip link add enp3s0 type veth peer name peer1
+wait_for 10 file_is "$fx/sys/class/net/enp3s0/gro_flush_timeout" 20000 && ok || fail "B: not written when the interface appeared"
+stop_daemon
+ip link del enp3s0
 ip link add enp3s0 type veth peer name peer1
 ethtool -K enp3s0 sg off tso off >/dev/null
 start_daemon "$fx" "$TMP/b.conf"
