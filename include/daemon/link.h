@@ -23,7 +23,8 @@ typedef struct LinkIface {
         int ifindex;    /* 0: not there, or not told of */
         /*
          * rtnetlink said it is not there (a dump that did not list it, RTM_DELLINK): ethtool is
-         * not asked for it. An interface it has not told of (found by a rescan, renamed) is
+         * not asked for it, nor its class/net directory read or written (a fixture tree may have
+         * one). An interface it has not told of (found by a rescan, renamed) is
          * not "absent": it goes by name, as the commands do.
          */
         bool absent;

@@ -17,7 +17,8 @@
 typedef struct BackendSession {
         bool active;
         char ifname[IFNAMSIZ];  /* the NIC's interface; "" none */
-        /* > 0 its ifindex (ethtool requests carry it), < 0 no such interface (ethtool is not asked), 0 not known */
+        /* > 0 its ifindex (ethtool requests carry it); < 0 no such interface (ethtool is not asked, nor its
+         * class/net directory read or written); 0 not known */
         int ifindex;
         bool dir_cached[_KNOB_BACKEND_MAX];
         int dir_fd[_KNOB_BACKEND_MAX];

@@ -268,7 +268,7 @@ static void link_drift_at_apply(Link *l, LinkEnv *e, const NicPlan *plan, const 
         }
 }
 
-/* Its first interface as rtnetlink told it: its ifindex; -1 not there (ethtool is not asked); 0 not told. */
+/* Its first interface as rtnetlink told it: its ifindex; -1 not there (neither ethtool nor its directory is asked); 0 not told. */
 static int link_ifindex(const Link *l) {
         return l->ifaces[0].ifindex > 0 ? l->ifaces[0].ifindex : l->ifaces[0].absent ? -1 : 0;
 }

@@ -40,7 +40,8 @@ bool sysroot_attr_allowed(const char *attr, bool write) {
                 return true;
         if (write)
                 return false;
-        /* fnmatch() only for patterns: every knob read of every event comes here. */
+        /* fnmatch() only for patterns: every read that is no knob's comes here (the ASPM policy
+         * of each plan, discovery's ids, tx_timeout), past attr_writable()'s loop. */
         for (size_t i = 0; i < ELEMENTSOF(readable); i++)
                 if (strpbrk(readable[i], "*?[") ? fnmatch(readable[i], attr, 0) == 0 : streq(readable[i], attr))
                         return true;

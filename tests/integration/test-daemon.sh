@@ -109,6 +109,8 @@ eq "B: no interface, its directory untouched" 0 "$(cat "$fx/sys/class/net/enp3s0
 ip link add enp3s0 type veth peer name peer1
 wait_for 10 file_is "$fx/sys/class/net/enp3s0/gro_flush_timeout" 20000 && ok || fail "B: not written when the interface appeared"
 stop_daemon
+eq "B: SIGTERM exit 0 (the interface added after start)" 0 "$DRC"
+eq "B: restored (the interface added after start)" 0 "$(cat "$fx/sys/class/net/enp3s0/gro_flush_timeout")"
 ip link del enp3s0
 ip link add enp3s0 type veth peer name peer1
 ethtool -K enp3s0 sg off tso off >/dev/null

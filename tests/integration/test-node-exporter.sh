@@ -171,9 +171,9 @@ read -r reads bad versions <<<"$(jq -r '"\(.reads) \(.bad) \(.versions)"' "$TMP/
 echo "reader: $reads reads, $versions versions, $bad not whole"
 eq "1,000 updates: never half a file (or none)" 0 "$bad"
 # The writer waits for the file, not for the reader: a version can be replaced before the reader
-# opens the file again (2 of 1,000 were, once the save became one write()). Nine in ten seen
+# opens the file again (2 of 1,000 were, once the save became one write()). 95 % seen
 # shows the reads fell between the writes all along, which is what "never half a file" needs.
-((versions >= 900)) && ok || fail "the reader saw $versions versions of the file, not 900 or more of 1,000"
+((versions >= 950)) && ok || fail "the reader saw $versions versions of the file, not 950 or more of 1,000"
 [[ -z $(find "$textdir" -name 'r8169-tuned.prom.*') ]] && ok || fail "a temporary file stayed: $(ls -a "$textdir")"
 eq "the file: 0644, root's" "644 root" "$(stat -c '%a %U' "$prom")"
 

@@ -2,6 +2,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "kernel/backend.h"
@@ -222,6 +223,76 @@ static void test_read_all_covers_every_knob(void **state) {
         rmdir(dir);
 }
 
+static void write_text(const char *path, const char *text) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        assert_int_equal(fclose(f), 0);
+}
+
+static void read_text(const char *path, char *buf, size_t size) {
+        FILE *f = fopen(path, "r");
+        assert_non_null(f);
+        assert_non_null(fgets(buf, (int) size, f));
+        fclose(f);
+}
+
+/*
+ * The daemon's turn for a NIC whose interface rtnetlink does not list (ifindex < 0): the tree's
+ * directory of that name is not the interface, and is neither read nor written; a turn that
+ * knows nothing of rtnetlink (the commands: ifindex 0) reads and writes it.
+ */
+static void test_absent_interface_directory(void **state) {
+        const KnobBackend *be = knob_get(KNOB_GRO_FLUSH_TIMEOUT)->backend;
+        char dir[] = "/tmp/r8t-root.XXXXXX", path[256], buf[32];
+        Nic nic = { .slot = "0000:01:00.0", .n_ifnames = 1, .ifnames = { "eth0" } };
+        KnobBatch batch = {};
+        EthtoolError err = {};
+        KnobReading r[_KNOB_MAX];
+        Sysroot *root;
+        Backend b;
+
+        assert_non_null(mkdtemp(dir));
+        snprintf(path, sizeof(path), "%s/class", dir);
+        assert_int_equal(mkdir(path, 0755), 0);
+        snprintf(path, sizeof(path), "%s/class/net", dir);
+        assert_int_equal(mkdir(path, 0755), 0);
+        snprintf(path, sizeof(path), "%s/class/net/eth0", dir);
+        assert_int_equal(mkdir(path, 0755), 0);
+        snprintf(path, sizeof(path), "%s/class/net/eth0/gro_flush_timeout", dir);
+        write_text(path, "0\n");
+        assert_int_equal(sysroot_new(dir, &root), 0);
+        backend_init(&b, root);
+        assert_int_equal(knob_batch_add(&batch, KNOB_GRO_FLUSH_TIMEOUT, "gro_flush_timeout", 20000), 0);
+
+        backend_begin(&b, &nic, -1);
+        backend_read_all(&b, &nic, r);
+        assert_int_equal(r[KNOB_GRO_FLUSH_TIMEOUT].status, KNOB_STATUS_NO_INTERFACE);
+        assert_int_equal(be->write_items(&b, be, &nic, &batch, &err), -ENODEV);
+        backend_end(&b);
+        read_text(path, buf, sizeof(buf));
+        assert_string_equal(buf, "0\n");
+
+        backend_begin(&b, &nic, 0);
+        backend_read_all(&b, &nic, r);
+        assert_int_equal(r[KNOB_GRO_FLUSH_TIMEOUT].status, KNOB_STATUS_OK);
+        assert_int_equal(be->write_items(&b, be, &nic, &batch, &err), 0);
+        backend_end(&b);
+        read_text(path, buf, sizeof(buf));
+        assert_string_equal(buf, "20000\n");
+
+        backend_done(&b);
+        sysroot_free(root);
+        unlink(path);
+        snprintf(path, sizeof(path), "%s/class/net/eth0", dir);
+        rmdir(path);
+        snprintf(path, sizeof(path), "%s/class/net", dir);
+        rmdir(path);
+        snprintf(path, sizeof(path), "%s/class", dir);
+        rmdir(path);
+        rmdir(dir);
+}
+
 /* The supported path of EEE, from a canned EEE_GET reply as r8169 on an RTL8168h sends it. */
 static void test_eee_reply(void **state) {
         const KnobBackend *be = knob_get(KNOB_EEE)->backend;
@@ -267,7 +338,7 @@ int main(void) {
                 cmocka_unit_test(test_status),           cmocka_unit_test(test_feature_patterns),
                 cmocka_unit_test(test_sysroot_allowlist), cmocka_unit_test(test_tables_complete),
                 cmocka_unit_test(test_journal_covers_every_knob), cmocka_unit_test(test_read_all_covers_every_knob),
-                cmocka_unit_test(test_eee_reply),
+                cmocka_unit_test(test_eee_reply),         cmocka_unit_test(test_absent_interface_directory),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
