@@ -270,12 +270,10 @@ static int fsync_dir_of(const char *path) {
         return 0;
 }
 
-/* The journal's text, as undo_parse() reads it back. */
-static int journal_text(const UndoJournal *j, char **ret, size_t *ret_len) {
-        FILE *f = open_memstream(ret, ret_len);
+/* The journal's text, as undo_parse() reads it back (write_file_atomic() makes it in memory first). */
+static void journal_write(FILE *f, const void *userdata) {
+        const UndoJournal *j = userdata;
 
-        if (!f)
-                return -ENOMEM;
         fprintf(f, UNDO_HEADER "\nslot %s\n", j->slot);
         if (j->mac[0])
                 fprintf(f, "mac %s\n", j->mac);
@@ -290,17 +288,6 @@ static int journal_text(const UndoJournal *j, char **ret, size_t *ret_len) {
         }
         for (size_t i = 0; i < j->n_raw; i++)
                 fprintf(f, "%s\n", j->raw[i]);
-        return fclose(f) == 0 ? 0 : -ENOMEM;
-}
-
-typedef struct Text {
-        const char *text;
-        size_t len;
-} Text;
-
-static void text_write(FILE *f, const void *userdata) {
-        const Text *t = userdata;
-        (void) fwrite(t->text, 1, t->len, f);
 }
 
 bool undo_is_leftover(const char *suffix) {
@@ -308,10 +295,6 @@ bool undo_is_leftover(const char *suffix) {
 }
 
 int undo_save(UndoJournal *j) {
-        _cleanup_free_ char *text = NULL;
-        size_t len = 0;
-        int r;
-
         if (j->truncated)
                 return -EFBIG; /* only part of it was read: writing it would lose the rest */
         if (j->n == 0 && j->n_raw == 0) {
@@ -319,9 +302,6 @@ int undo_save(UndoJournal *j) {
                         return -errno;
                 return fsync_dir_of(j->path);
         }
-        r = journal_text(j, &text, &len);
-        if (r < 0)
-                return r;
         /* 0600: the journal says what restore writes back, nobody else's to read or change. */
-        return write_file_atomic(j->path, 0600, text_write, &(Text) { text, len });
+        return write_file_atomic(j->path, 0600, journal_write, j);
 }
