@@ -47,6 +47,23 @@ static inline void fclosep(FILE **f) {
 DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
 #define _cleanup_closedir_ _cleanup_(closedirp)
 
+/*
+ * A directory's names, read with getdents64(2) from an fd the caller opened (O_DIRECTORY):
+ * readdir() without fdopendir()'s fstat and two fcntl calls, which a start-up pays for each
+ * NIC's directories. "." and ".." are skipped. dir_names_next() returns NULL at the end, with
+ * error set if the read failed; the fd is the reader's, closed by dir_names_done().
+ */
+typedef struct DirNames {
+        int fd;
+        int error;
+        size_t pos, len;
+        _Alignas(8) char buf[4096];
+} DirNames;
+void dir_names_init(DirNames *d, int fd);
+const char *dir_names_next(DirNames *d);
+void dir_names_done(DirNames *d);
+#define _cleanup_dir_names_ _cleanup_(dir_names_done)
+
 static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
 /* Both NULL, or both the same string. */
 static inline bool streq_ptr(const char *a, const char *b) { return a && b ? streq(a, b) : a == b; }

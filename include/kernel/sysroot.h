@@ -26,8 +26,8 @@ int sysroot_read(const Sysroot *s, const char *dir, const char *attr, char *buf,
 int sysroot_read_u64(const Sysroot *s, const char *dir, const char *attr, uint64_t *ret);
 /* Opens a directory under the root, O_DIRECTORY, for listing. */
 int sysroot_open_dir(const Sysroot *s, const char *dir);
-/* The same as a DIR stream for readdir(): 0 or -errno. */
-int sysroot_opendir(const Sysroot *s, const char *dir, DIR **ret);
+/* The same, its names read by dir_names_next() (base/util.h): 0 or -errno. */
+int sysroot_dir_names(const Sysroot *s, const char *dir, DirNames *ret);
 /*
  * The same on a directory sysroot_open_dir() opened: several attributes of one directory,
  * one path walk. The attribute is one component and never a symlink.

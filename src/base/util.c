@@ -231,6 +231,43 @@ const char *closest_word(const char *word, const char *const *candidates, size_t
         return best <= limit ? found : NULL;
 }
 
+void dir_names_init(DirNames *d, int fd) {
+        d->fd = fd;
+        d->error = fd < 0 ? fd : 0;
+        d->pos = d->len = 0;
+}
+
+const char *dir_names_next(DirNames *d) {
+        for (;;) {
+                const struct dirent64 *de;
+
+                if (d->pos >= d->len) {
+                        ssize_t n;
+
+                        if (d->fd < 0)
+                                return NULL;
+                        n = getdents64(d->fd, d->buf, sizeof(d->buf));
+                        if (n <= 0) {
+                                if (n < 0)
+                                        d->error = -errno;
+                                return NULL;
+                        }
+                        d->pos = 0;
+                        d->len = (size_t) n;
+                }
+                de = (const struct dirent64 *) (d->buf + d->pos);
+                d->pos += de->d_reclen;
+                if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
+                        return de->d_name;
+        }
+}
+
+void dir_names_done(DirNames *d) {
+        if (d->fd >= 0)
+                close(d->fd);
+        d->fd = -1;
+}
+
 int readlinkat_basename(int dfd, const char *name, char *buf, size_t size) {
         char target[4096];
         const char *base;

@@ -205,15 +205,15 @@ static int no_such_nic(const Context *c, const char *name) {
         char driver[64] = "", here[512] = "";
         size_t n = 0;
 
-        _cleanup_closedir_ DIR *d = NULL;
+        _cleanup_dir_names_ DirNames d = { .fd = -EBADF };
 
         /* The PCI device whose net/ has that name, as discovery finds interfaces. */
-        if (ifname_valid(name) && sysroot_opendir(c->root, "bus/pci/devices", &d) >= 0)
-                for (struct dirent *e; !driver[0] && (e = readdir(d));) {
+        if (ifname_valid(name) && sysroot_dir_names(c->root, "bus/pci/devices", &d) >= 0)
+                for (const char *e; !driver[0] && (e = dir_names_next(&d));) {
                         _cleanup_free_ char *dir = NULL, *net = NULL;
                         _cleanup_close_ int dfd = -EBADF, nfd = -EBADF;
 
-                        if (e->d_name[0] == '.' || asprintf(&dir, "bus/pci/devices/%s", e->d_name) < 0 ||
+                        if (e[0] == '.' || asprintf(&dir, "bus/pci/devices/%s", e) < 0 ||
                             asprintf(&net, "%s/net/%s", dir, name) < 0 || (nfd = sysroot_open_dir(c->root, net)) < 0 ||
                             (dfd = sysroot_open_dir(c->root, dir)) < 0 || readlinkat_basename(dfd, "driver", driver, sizeof(driver)) < 0)
                                 driver[0] = '\0';

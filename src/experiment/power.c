@@ -10,21 +10,21 @@
 /* Package energy counters: powercap's intel-rapl zones (also on AMD), top level only. */
 void idle_power_find(Experiment *e) {
         const Sysroot *root = e->c.root;
-        _cleanup_closedir_ DIR *d = NULL;
-        struct dirent *de;
+        _cleanup_dir_names_ DirNames d = { .fd = -EBADF };
+        const char *zname;
 
         e->rapl.why = "no RAPL energy counter (/sys/class/powercap)";
-        if (sysroot_opendir(root, "class/powercap", &d) < 0)
+        if (sysroot_dir_names(root, "class/powercap", &d) < 0)
                 return;
-        while ((de = readdir(d)) && e->rapl.n < RAPL_ZONES_MAX) {
+        while (e->rapl.n < RAPL_ZONES_MAX && (zname = dir_names_next(&d))) {
                 char dir[64], name[64];
                 uint64_t uj, range;
                 unsigned zone;
                 int end = 0;
 
-                if (sscanf(de->d_name, "intel-rapl:%u%n", &zone, &end) != 1 || de->d_name[end])
+                if (sscanf(zname, "intel-rapl:%u%n", &zone, &end) != 1 || zname[end])
                         continue; /* intel-rapl:0:1 is a part of package 0 */
-                snprintf(dir, sizeof(dir), "class/powercap/%.40s", de->d_name); /* intel-rapl:N: short */
+                snprintf(dir, sizeof(dir), "class/powercap/%.40s", zname); /* intel-rapl:N: short */
                 if (sysroot_read(root, dir, "name", name, sizeof(name)) < 0 || strncmp(name, "package", 7) != 0)
                         continue;
                 if (sysroot_read_u64(root, dir, "energy_uj", &uj) < 0) {

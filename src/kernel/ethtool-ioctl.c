@@ -9,16 +9,29 @@
 
 #define MAX_STATS 4096
 
+/*
+ * SIOCETHTOOL works on any socket: a netlink one keeps AF_INET out of the sandbox. One for the
+ * process, opened on first use: a start-up asks every NIC, and a socket a call would be two more
+ * system calls each. It names interfaces in the network namespace it was opened in, which is the
+ * process's: nothing here changes namespace.
+ */
+static int ioctl_socket(void) {
+        static int fd = -1;
+
+        if (fd < 0)
+                fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+        return fd < 0 ? -errno : fd;
+}
+
 static int ethtool_ioctl(const char *ifname, void *cmd) {
-        _cleanup_close_ int fd = -1;
         struct ifreq ifr = {};
+        int fd;
 
         if (strscpy(ifr.ifr_name, sizeof(ifr.ifr_name), ifname) < 0)
                 return -EINVAL;
-        /* SIOCETHTOOL works on any socket: a netlink one keeps AF_INET out of the sandbox. */
-        fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+        fd = ioctl_socket();
         if (fd < 0)
-                return -errno;
+                return fd;
         ifr.ifr_data = cmd;
         if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
                 return -errno;

@@ -78,7 +78,7 @@ void aspm_control_log_line(AspmControlLog *a, const char *line) {
 }
 
 const char *nic_link_attrs_missing(const Sysroot *root, const Nic *n, const AspmControlLog *aspm, const char **line) {
-        _cleanup_closedir_ DIR *d = NULL;
+        _cleanup_dir_names_ DirNames d = { .fd = -EBADF };
         char dir[64];
         size_t attrs = 0;
         int fd;
@@ -87,9 +87,9 @@ const char *nic_link_attrs_missing(const Sysroot *root, const Nic *n, const Aspm
         if (!n->link.pcie)
                 return NULL;
         snprintf(dir, sizeof(dir), "bus/pci/devices/%s/link", n->slot);
-        if (sysroot_opendir(root, dir, &d) >= 0)
-                for (struct dirent *e; (e = readdir(d));)
-                        attrs += e->d_name[0] != '.';
+        if (sysroot_dir_names(root, dir, &d) >= 0)
+                for (const char *e; (e = dir_names_next(&d));)
+                        attrs += e[0] != '.';
         if (attrs > 0)
                 return NULL;
         if (aspm && aspm->why) {

@@ -44,17 +44,17 @@ Profile profile_resolve(Profile configured, PowerSource power) {
  */
 static PowerSource power_read(const Sysroot *root) {
         bool battery = false, online = false;
-        DIR *d;
+        _cleanup_dir_names_ DirNames d = { .fd = -EBADF };
 
-        if (sysroot_opendir(root, "class/power_supply", &d) < 0)
+        if (sysroot_dir_names(root, "class/power_supply", &d) < 0)
                 return POWER_NO_BATTERY;
-        for (struct dirent *de; (de = readdir(d));) {
+        for (const char *name; (name = dir_names_next(&d));) {
                 char dir[320], type[32] = "", scope[32] = "";
                 uint64_t on = 0;
 
-                if (de->d_name[0] == '.' || strchr(de->d_name, '/'))
+                if (name[0] == '.' || strchr(name, '/'))
                         continue;
-                snprintf(dir, sizeof(dir), "class/power_supply/%s", de->d_name);
+                snprintf(dir, sizeof(dir), "class/power_supply/%s", name);
                 if (sysroot_read(root, dir, "type", type, sizeof(type)) < 0)
                         continue;
                 (void) sysroot_read(root, dir, "scope", scope, sizeof(scope));
@@ -64,7 +64,6 @@ static PowerSource power_read(const Sysroot *root) {
                 } else if (sysroot_read_u64(root, dir, "online", &on) >= 0 && on > 0)
                         online = true;
         }
-        closedir(d);
         if (!battery)
                 return POWER_NO_BATTERY;
         return online ? POWER_AC : POWER_BATTERY;

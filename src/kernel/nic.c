@@ -110,20 +110,19 @@ static void read_upstream(int devices_fd, Nic *n) {
 }
 
 static void read_ifnames(const Sysroot *root, Nic *n) {
+        _cleanup_dir_names_ DirNames d = { .fd = -EBADF };
         char dir[64];
-        DIR *d;
 
         snprintf(dir, sizeof(dir), "bus/pci/devices/%s/net", n->slot);
-        if (sysroot_opendir(root, dir, &d) < 0)
+        if (sysroot_dir_names(root, dir, &d) < 0)
                 return;
-        for (struct dirent *de; (de = readdir(d));) {
-                if (de->d_name[0] == '.' || !ifname_valid(de->d_name))
+        for (const char *name; (name = dir_names_next(&d));) {
+                if (name[0] == '.' || !ifname_valid(name))
                         continue;
                 if (n->n_ifnames >= NIC_MAX_IFNAMES)
                         break;
-                memcpy(n->ifnames[n->n_ifnames++], de->d_name, strlen(de->d_name) + 1);
+                memcpy(n->ifnames[n->n_ifnames++], name, strlen(name) + 1);
         }
-        closedir(d);
         /* readdir order is arbitrary; make output stable. */
         qsort(n->ifnames, n->n_ifnames, IFNAMSIZ, (int (*)(const void *, const void *)) strcmp);
 }
@@ -289,29 +288,25 @@ static void pci_close(struct pci_access *pacc) {
 }
 
 int nic_discover(const Sysroot *root, const SlotClaims *claims, NicList *ret) {
-        _cleanup_closedir_ DIR *dir = NULL;
+        _cleanup_dir_names_ DirNames dir = { .fd = -EBADF };
         struct pci_access *pacc;
         char path[4096], skipped_first[sizeof(pci_error_msg) + 64] = "";
         unsigned skipped = 0;
         NicList l = {};
-        int fd, ret_error = 0;
+        int ret_error;
 
         /* Our own listing, each entry checked: a dangling or looping link, a device without vendor
          * (removed during the scan) is skipped and said, not a reason to see no NIC at all. */
-        fd = sysroot_open_dir(root, "bus/pci/devices");
-        if (fd < 0)
-                return log_error_errno(fd, "Cannot list %s/bus/pci/devices, where libpci finds PCI devices: %m", sysroot_path(root));
-        dir = fdopendir(fd);
-        if (!dir) {
-                close(fd);
-                return -errno;
-        }
+        ret_error = sysroot_dir_names(root, "bus/pci/devices", &dir);
+        if (ret_error < 0)
+                return log_error_errno(ret_error, "Cannot list %s/bus/pci/devices, where libpci finds PCI devices: %m",
+                                       sysroot_path(root));
         snprintf(path, sizeof(path), "%s/bus/pci", sysroot_path(root));
         ret_error = pci_open(path, &pacc);
         if (ret_error < 0)
                 return ret_error;
 
-        for (struct dirent *de; (de = readdir(dir));) {
+        for (const char *name; (name = dir_names_next(&dir));) {
                 uint16_t ids[4];
                 const SlotClaim *claim;
                 Nic *nics;
@@ -320,11 +315,11 @@ int nic_discover(const Sysroot *root, const SlotClaims *claims, NicList *ret) {
                 char devdir[sizeof("bus/pci/devices/") + 256];
                 _cleanup_close_ int dfd = -1;
 
-                if (!pci_slot_valid(de->d_name))
+                if (!pci_slot_valid(name))
                         continue;
-                snprintf(devdir, sizeof(devdir), "bus/pci/devices/%s", de->d_name);
+                snprintf(devdir, sizeof(devdir), "bus/pci/devices/%s", name);
                 dfd = sysroot_open_dir(root, devdir);
-                claim = slot_claims_find(claims, de->d_name);
+                claim = slot_claims_find(claims, name);
                 /* Vendor and device first: most functions of a machine are no NIC of ours, and
                  * their subsystem ids are not read at all. */
                 r = read_ids(dfd, 0, 2, ids);
@@ -343,12 +338,12 @@ int nic_discover(const Sysroot *root, const SlotClaims *claims, NicList *ret) {
                 if (nics)
                         l.nics = nics;
                 if (r >= 0)
-                        r = read_one(pacc, root, de->d_name, dirfd(dir), dfd, ids, &l.nics[l.n], NULL);
+                        r = read_one(pacc, root, name, dir.fd, dfd, ids, &l.nics[l.n], NULL);
                 if (r >= 0 && claim)
                         l.nics[l.n].claim = *claim;
                 if (r < 0) {
                         if (skipped++ == 0)
-                                snprintf(skipped_first, sizeof(skipped_first), "%.16s: %s", de->d_name,
+                                snprintf(skipped_first, sizeof(skipped_first), "%.16s: %s", name,
                                          r == -EIO && pci_error_msg[0] ? pci_error_msg : strerror(-r));
                         continue;
                 }
@@ -372,7 +367,7 @@ done:
 }
 
 int nic_read_tx_timeouts(const Sysroot *root, const Nic *n, uint64_t *ret) {
-        _cleanup_closedir_ DIR *d = NULL;
+        _cleanup_dir_names_ DirNames d = { .fd = -EBADF };
         char dir[128];
         uint64_t sum = 0;
         int r, found = 0;
@@ -380,16 +375,16 @@ int nic_read_tx_timeouts(const Sysroot *root, const Nic *n, uint64_t *ret) {
         if (!nic_ifname(n))
                 return -ENODEV;
         snprintf(dir, sizeof(dir), "class/net/%s/queues", nic_ifname(n));
-        r = sysroot_opendir(root, dir, &d);
+        r = sysroot_dir_names(root, dir, &d);
         if (r < 0)
                 return r;
-        for (struct dirent *de; (de = readdir(d));) {
+        for (const char *name; (name = dir_names_next(&d));) {
                 char qdir[sizeof(dir) + 256 + 2];
                 uint64_t v;
 
-                if (strncmp(de->d_name, "tx-", 3) != 0 || strlen(de->d_name) > 16)
+                if (strncmp(name, "tx-", 3) != 0 || strlen(name) > 16)
                         continue;
-                snprintf(qdir, sizeof(qdir), "%s/%s", dir, de->d_name);
+                snprintf(qdir, sizeof(qdir), "%s/%s", dir, name);
                 if (sysroot_read_u64(root, qdir, "tx_timeout", &v) >= 0) {
                         sum += v;
                         found++;

@@ -128,19 +128,12 @@ int sysroot_open_dir(const Sysroot *s, const char *dir) {
         return open_in_root(s, dir, O_RDONLY | O_DIRECTORY);
 }
 
-int sysroot_opendir(const Sysroot *s, const char *dir, DIR **ret) {
-        int fd = sysroot_open_dir(s, dir), r;
-        DIR *d;
+int sysroot_dir_names(const Sysroot *s, const char *dir, DirNames *ret) {
+        int fd = sysroot_open_dir(s, dir);
 
         if (fd < 0)
                 return fd;
-        d = fdopendir(fd);
-        if (!d) {
-                r = -errno;
-                close(fd);
-                return r;
-        }
-        *ret = d;
+        dir_names_init(ret, fd);
         return 0;
 }
 
