@@ -25,6 +25,9 @@ typedef struct BackendSession {
         char dir_path[_KNOB_BACKEND_MAX][64];
         bool features_known;
         EthtoolFeatures features;
+        /* A sysfs attribute this turn wrote, still open: its read-back is one pread() on it */
+        bool written[_KNOB_MAX];
+        int written_fd[_KNOB_MAX];
 } BackendSession;
 
 /* What the knob backends need: the sysfs root and an ethtool netlink socket. */
@@ -134,5 +137,10 @@ void backend_feature_reading(const EthtoolFeatures *f, KnobId id, KnobReading *r
  * its operations; the unit tests call it, so a row added without one fails.
  * -EINVAL with what is missing in why.
  */
+/*
+ * Whether this process is in the host's network namespace, where a fixture's interface names may
+ * be real interfaces of this machine; where it cannot tell, yes (backend-check.c).
+ */
+bool backend_in_initial_netns(void);
 int backend_check_tables(const Knob *knobs, size_t n_knobs, const KnobBackend *backends, size_t n_backends, char *why,
                          size_t size);

@@ -37,6 +37,13 @@ int sysroot_read_u64_at(int dfd, const char *attr, uint64_t *ret);
 int sysroot_read_text_at(int dfd, const char *attr, char *buf, size_t size);
 /* Writes value (a newline is added) to an allowlisted writable attribute. */
 int sysroot_write_at(int dfd, const char *attr, const char *value);
+/*
+ * The same, the attribute opened for reading too and left open: the fd, or -errno. Its read-back
+ * is sysroot_reread_fd(): sysfs calls the attribute's show() again for a read at offset 0.
+ */
+int sysroot_write_keep_at(int dfd, const char *attr, const char *value);
+/* What fd holds now, read from its start, as sysroot_read() gives it. */
+int sysroot_reread_fd(int fd, char *buf, size_t size);
 /* Opens an allowlisted attribute read-only and returns the fd (for mmap of a BAR image). */
 int sysroot_open_attr(const Sysroot *s, const char *dir, const char *attr);
 bool sysroot_attr_allowed(const char *attr, bool write);

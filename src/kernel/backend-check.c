@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The knob and backend tables checked against each other (the unit tests call it). */
+/*
+ * What the backend checks: the knob and backend tables against each other (the unit tests call
+ * it), and whether this process shares the host's network namespace.
+ */
 #include <linux/ethtool_netlink.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "kernel/backend.h"
 
@@ -55,4 +60,38 @@ int backend_check_tables(const Knob *knobs, size_t n_knobs, const KnobBackend *b
                 }
         }
         return 0;
+}
+
+/* Namespace inodes the kernel fixes (include/linux/proc_ns.h): PID since 3.8, network since 6.18. */
+#define PID_NS_INIT_INO UINT32_C(0xEFFFFFFC)
+#define NET_NS_INIT_INO UINT32_C(0xEFFFFFF9)
+
+/* Whether the running kernel gives the initial network namespace its fixed inode (6.18 and later). */
+static bool kernel_numbers_init_netns(void) {
+        struct utsname u;
+        unsigned major = 0, minor = 0;
+
+        return uname(&u) >= 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 && (major > 6 || (major == 6 && minor >= 18));
+}
+
+/*
+ * Whether this process is in the host's network namespace, where a fixture's interface
+ * names may be real interfaces of this machine. Where it cannot tell, it says yes, and
+ * nothing is written to them.
+ */
+bool backend_in_initial_netns(void) {
+        struct stat self, pid, init;
+
+        if (stat("/proc/self/ns/net", &self) < 0)
+                return true; /* no /proc */
+        if (self.st_ino == NET_NS_INIT_INO)
+                return true;
+        /* In the initial PID namespace PID 1 is the host's init: its network namespace is the host's. */
+        if (stat("/proc/self/ns/pid", &pid) >= 0 && pid.st_ino == PID_NS_INIT_INO && stat("/proc/1/ns/net", &init) >= 0)
+                return self.st_dev == init.st_dev && self.st_ino == init.st_ino;
+        /*
+         * A PID namespace of its own (a sandbox, a container), or PID 1 hidden: a kernel that
+         * numbers the initial network namespace has said this is not it; an older one cannot say.
+         */
+        return !kernel_numbers_init_netns();
 }

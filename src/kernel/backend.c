@@ -2,50 +2,14 @@
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <linux/ethtool_netlink.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
 
 #include "base/log.h"
 #include "kernel/backend.h"
 
-/* Namespace inodes the kernel fixes (include/linux/proc_ns.h): PID since 3.8, network since 6.18. */
-#define PID_NS_INIT_INO UINT32_C(0xEFFFFFFC)
-#define NET_NS_INIT_INO UINT32_C(0xEFFFFFF9)
-
-/* Whether the running kernel gives the initial network namespace its fixed inode (6.18 and later). */
-static bool kernel_numbers_init_netns(void) {
-        struct utsname u;
-        unsigned major = 0, minor = 0;
-
-        return uname(&u) >= 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 && (major > 6 || (major == 6 && minor >= 18));
-}
-
-/*
- * Whether this process is in the host's network namespace, where a fixture's interface
- * names may be real interfaces of this machine. Where it cannot tell, it says yes, and
- * nothing is written to them.
- */
-static bool in_initial_netns(void) {
-        struct stat self, pid, init;
-
-        if (stat("/proc/self/ns/net", &self) < 0)
-                return true; /* no /proc */
-        if (self.st_ino == NET_NS_INIT_INO)
-                return true;
-        /* In the initial PID namespace PID 1 is the host's init: its network namespace is the host's. */
-        if (stat("/proc/self/ns/pid", &pid) >= 0 && pid.st_ino == PID_NS_INIT_INO && stat("/proc/1/ns/net", &init) >= 0)
-                return self.st_dev == init.st_dev && self.st_ino == init.st_ino;
-        /*
-         * A PID namespace of its own (a sandbox, a container), or PID 1 hidden: a kernel that
-         * numbers the initial network namespace has said this is not it; an older one cannot say.
-         */
-        return !kernel_numbers_init_netns();
-}
-
 int backend_init(Backend *b, const Sysroot *root) {
         int r;
 
-        *b = (Backend) { .root = root, .fixture_in_host_netns = !sysroot_is_live(root) && in_initial_netns() };
+        *b = (Backend) { .root = root, .fixture_in_host_netns = !sysroot_is_live(root) && backend_in_initial_netns() };
         r = ethtool_nl_new(&b->nl);
         if (r < 0) {
                 b->nl = NULL;
@@ -61,6 +25,9 @@ static void session_drop(Backend *b) {
         for (int i = 0; i < _KNOB_BACKEND_MAX; i++)
                 if (s->dir_cached[i])
                         close(s->dir_fd[i]);
+        for (int k = 0; k < _KNOB_MAX; k++)
+                if (s->written[k])
+                        close(s->written_fd[k]);
         ethtool_features_done(&s->features);
         *s = (BackendSession) {};
 }
@@ -221,18 +188,25 @@ static void sysfs_release(Backend *b, const KnobBackend *be, int fd) {
                 close(fd);
 }
 
-/* A knob's attribute: a number, or where the backend says so one of its two words ("on", "auto"). */
-static int sysfs_read_at(int dfd, const KnobBackend *be, KnobId k, uint64_t *ret) {
-        char buf[32];
+/*
+ * A knob's attribute: a number, or where the backend says so one of its two words ("on", "auto").
+ * Read from written_fd when this turn wrote it (>= 0, closed here), else opened in dfd.
+ */
+static int sysfs_read_at(int dfd, int written_fd, const KnobBackend *be, KnobId k, uint64_t *ret) {
+        char buf[64];
         int r;
 
-        if (dfd < 0)
+        if (written_fd >= 0) {
+                r = sysroot_reread_fd(written_fd, buf, sizeof(buf));
+                close(written_fd);
+        } else if (dfd < 0)
                 return dfd;
-        if (!be->words_only)
-                return sysroot_read_u64_at(dfd, knob_sysfs_attr(k), ret);
-        r = sysroot_read_text_at(dfd, knob_sysfs_attr(k), buf, sizeof(buf));
+        else
+                r = sysroot_read_text_at(dfd, knob_sysfs_attr(k), buf, sizeof(buf));
         if (r < 0)
                 return r;
+        if (!be->words_only)
+                return parse_sysfs_number(buf, ret);
         for (int i = 0; i < 2; i++)
                 if (streq(buf, be->words[i])) {
                         *ret = (uint64_t) i;
@@ -255,7 +229,7 @@ static void sysfs_read(Backend *b, const KnobBackend *be, const Nic *n, KnobRead
                         dfd = sysfs_open(b, be, n);
                         opened = true;
                 }
-                r = sysfs_read_at(dfd, be, k, &v);
+                r = sysfs_read_at(dfd, -EBADF, be, k, &v);
                 if (r < 0) {
                         const char *why = NULL;
                         if (r == -ENODEV)
@@ -281,7 +255,13 @@ static int sysfs_read_items(Backend *b, const KnobBackend *be, const Nic *n, Kno
 
         for (size_t i = 0; i < batch->n; i++) {
                 KnobBatchItem *it = &batch->items[i];
-                it->error = sysfs_read_at(dfd, be, it->knob, &it->now);
+                int written_fd = -EBADF;
+
+                if (session_of(b, n) && b->session.written[it->knob]) {
+                        written_fd = b->session.written_fd[it->knob];
+                        b->session.written[it->knob] = false;
+                }
+                it->error = sysfs_read_at(dfd, written_fd, be, it->knob, &it->now);
                 if (!out)
                         continue;
                 if (it->error < 0)
@@ -290,6 +270,23 @@ static int sysfs_read_items(Backend *b, const KnobBackend *be, const Nic *n, Kno
                         out[it->knob] = (KnobReading) { .status = KNOB_STATUS_OK, .value = it->now };
         }
         sysfs_release(b, be, dfd);
+        return 0;
+}
+
+/* In a turn, the written attribute stays open for its read-back (sysfs_read_items()): two calls fewer. */
+static int sysfs_write_one(Backend *b, const Nic *n, int dfd, KnobId k, const char *text) {
+        BackendSession *s = session_of(b, n);
+        int fd;
+
+        if (!s)
+                return sysroot_write_at(dfd, knob_sysfs_attr(k), text);
+        fd = sysroot_write_keep_at(dfd, knob_sysfs_attr(k), text);
+        if (fd < 0)
+                return fd;
+        if (s->written[k])
+                close(s->written_fd[k]);
+        s->written[k] = true;
+        s->written_fd[k] = fd;
         return 0;
 }
 
@@ -321,7 +318,7 @@ static int sysfs_write_items(Backend *b, const KnobBackend *be, const Nic *n, co
                         snprintf(text, sizeof(text), "%s", be->words[batch->items[i].value != 0]);
                 else
                         snprintf(text, sizeof(text), "%" PRIu64, batch->items[i].value);
-                r = sysroot_write_at(dfd, knob_sysfs_attr(batch->items[i].knob), text);
+                r = sysfs_write_one(b, n, dfd, batch->items[i].knob, text);
         }
         sysfs_release(b, be, dfd);
         err->error = r < 0 ? r : 0;

@@ -164,8 +164,8 @@ int sysroot_open_attr(const Sysroot *s, const char *dir, const char *attr) {
         return open_attr(s, dir, attr);
 }
 
-/* Reads what fd holds into buf: bounded, NUL-terminated, trailing whitespace stripped. */
-static int read_attr_fd(int fd, char *buf, size_t size) {
+/* Reads what fd holds into buf (from its start if positional): bounded, NUL-terminated, trailing whitespace stripped. */
+static int read_attr_fd(int fd, bool positional, char *buf, size_t size) {
         size_t n = 0;
 
         if (fd < 0)
@@ -179,7 +179,7 @@ static int read_attr_fd(int fd, char *buf, size_t size) {
          */
         for (;;) {
                 size_t want = size - n;
-                ssize_t k = read(fd, buf + n, want);
+                ssize_t k = positional ? pread(fd, buf + n, want, (off_t) n) : read(fd, buf + n, want);
                 if (k < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -217,12 +217,12 @@ static int open_attr_at(int dfd, const char *attr, int flags, bool write) {
 
 int sysroot_read(const Sysroot *s, const char *dir, const char *attr, char *buf, size_t size) {
         _cleanup_close_ int fd = open_attr(s, dir, attr);
-        return read_attr_fd(fd, buf, size);
+        return read_attr_fd(fd, false, buf, size);
 }
 
 int sysroot_read_text_at(int dfd, const char *attr, char *buf, size_t size) {
         _cleanup_close_ int fd = open_attr_at(dfd, attr, O_RDONLY, false);
-        return read_attr_fd(fd, buf, size);
+        return read_attr_fd(fd, false, buf, size);
 }
 
 int sysroot_read_u64(const Sysroot *s, const char *dir, const char *attr, uint64_t *ret) {
@@ -270,4 +270,20 @@ int sysroot_write_at(int dfd, const char *attr, const char *value) {
         /* O_TRUNC is ignored by sysfs, and keeps fixture files exact. */
         _cleanup_close_ int fd = strlen(value) + 1 < 64 ? open_attr_at(dfd, attr, O_WRONLY | O_TRUNC, true) : -E2BIG;
         return write_attr_fd(fd, value);
+}
+
+int sysroot_write_keep_at(int dfd, const char *attr, const char *value) {
+        int fd = strlen(value) + 1 < 64 ? open_attr_at(dfd, attr, O_RDWR | O_TRUNC, true) : -E2BIG;
+        int r = write_attr_fd(fd, value);
+
+        if (r < 0) {
+                if (fd >= 0)
+                        close(fd);
+                return r;
+        }
+        return fd;
+}
+
+int sysroot_reread_fd(int fd, char *buf, size_t size) {
+        return read_attr_fd(fd, true, buf, size);
 }
