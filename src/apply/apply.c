@@ -80,9 +80,7 @@ static int journal_open(ApplyContext *ctx, const Nic *n, UndoJournal *j) {
         _cleanup_(diag_done) Diagnostics d = {};
         int r;
 
-        if (mkdir(ctx->state_dir, 0755) < 0 && errno != EEXIST)
-                return log_nic(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, errno,
-                               "cannot create state directory %s: %m; not touching this NIC", ctx->state_dir);
+        /* No mkdir: the NIC's lock, taken before, is in that directory (lock.c makes it). */
         r = undo_load(ctx->state_dir, n->slot, j, &d);
         if (r < 0)
                 return log_nic(LOG_ERR, R8T_MESSAGE_KNOB_FAILED, n, r, "cannot read its undo journal %s/%s: %s; not touching this NIC",

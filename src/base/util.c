@@ -378,7 +378,11 @@ int directory_check_own(const char *dir) {
         return 0;
 }
 
-int write_file_check(const char *path) {
+/*
+ * write_file_check(); write_file_atomic() does not ask whether the directory is writable
+ * (writable false): creating the file says so, with the same errno.
+ */
+static int write_file_check_full(const char *path, bool writable) {
         char dir[PATH_MAX];
         struct stat st;
         int r;
@@ -386,7 +390,7 @@ int write_file_check(const char *path) {
         r = parent_trusted(path, dir, sizeof(dir));
         if (r < 0)
                 return r;
-        if (access(dir, W_OK) < 0)
+        if (writable && access(dir, W_OK) < 0)
                 return -errno;
         /* What stands at the final path is replaced, never followed, and must be ours to replace. */
         if (lstat(path, &st) >= 0) {
@@ -398,6 +402,21 @@ int write_file_check(const char *path) {
                         return -EPERM;
         }
         return 0;
+}
+
+int write_file_check(const char *path) {
+        return write_file_check_full(path, true);
+}
+
+/* The process's umask, asked once: nothing in it changes the umask. */
+static mode_t process_umask(void) {
+        static mode_t m = (mode_t) -1;
+
+        if (m == (mode_t) -1) {
+                m = umask(0);
+                (void) umask(m);
+        }
+        return m;
 }
 
 /* All of buf to fd, however the kernel splits it. */
@@ -423,7 +442,7 @@ int write_file_atomic(const char *path, mode_t mode, void (*writer)(FILE *f, con
         FILE *f;
         int fd, r;
 
-        r = write_file_check(path);
+        r = write_file_check_full(path, false);
         if (r < 0)
                 return r;
         /* The text whole in memory first: one write() (a hotplug saves a journal), and nothing
@@ -442,7 +461,7 @@ int write_file_atomic(const char *path, mode_t mode, void (*writer)(FILE *f, con
         fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        r = fchmod(fd, mode) < 0 ? -errno : 0;
+        r = mode != (0600 & ~process_umask()) && fchmod(fd, mode) < 0 ? -errno : 0;
         /* On tmpfs (/run) the rename is all there is to make it whole: no fsync, which costs on the hot path. */
         durable = fstatfs(fd, &sf) < 0 || (sf.f_type != TMPFS_MAGIC && sf.f_type != RAMFS_MAGIC);
         if (r == 0)
