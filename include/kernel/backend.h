@@ -54,6 +54,8 @@ int backend_init(Backend *b, const Sysroot *root);
  */
 void backend_begin(Backend *b, const Nic *n, int ifindex);
 void backend_end(Backend *b);
+/* In this NIC's turn, rtnetlink lists no such interface: its class/net directory is left alone. */
+bool backend_interface_absent(Backend *b, const Nic *n);
 void backend_done(Backend *b);
 
 /*

@@ -254,7 +254,8 @@ static int context_select(Context *c, char **args, int n_args, bool *selected) {
 
 bool context_tx_guard(Context *c, const Nic *n, uint64_t *ret_timeouts) {
         uint64_t t = 0;
-        bool counted = nic_read_tx_timeouts(c->root, n, &t) >= 0 && t > 0;
+        /* An interface rtnetlink does not list has no queues to count (a fixture's directory is not it). */
+        bool counted = !backend_interface_absent(&c->backend, n) && nic_read_tx_timeouts(c->root, n, &t) >= 0 && t > 0;
 
         *ret_timeouts = t;
         return counted || guard_tx_recorded(c->opts->state_dir, n->slot);

@@ -73,6 +73,12 @@ int knob_batch_add(KnobBatch *batch, KnobId k, const char *name, uint64_t value)
         return 0;
 }
 
+bool backend_interface_absent(Backend *b, const Nic *n) {
+        const BackendSession *s = session_of(b, n);
+
+        return s && s->ifindex < 0;
+}
+
 static bool of_backend(KnobId k, const KnobBackend *be) {
         return knob_get(k)->backend == be;
 }

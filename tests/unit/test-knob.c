@@ -246,6 +246,7 @@ static void test_absent_interface_directory(void **state) {
         const KnobBackend *be = knob_get(KNOB_GRO_FLUSH_TIMEOUT)->backend;
         char dir[] = "/tmp/r8t-root.XXXXXX", path[256], buf[32];
         Nic nic = { .slot = "0000:01:00.0", .n_ifnames = 1, .ifnames = { "eth0" } };
+        Nic other = { .slot = "0000:02:00.0", .n_ifnames = 1, .ifnames = { "eth1" } };
         KnobBatch batch = {};
         EthtoolError err = {};
         KnobReading r[_KNOB_MAX];
@@ -266,20 +267,32 @@ static void test_absent_interface_directory(void **state) {
         assert_int_equal(knob_batch_add(&batch, KNOB_GRO_FLUSH_TIMEOUT, "gro_flush_timeout", 20000), 0);
 
         backend_begin(&b, &nic, -1);
+        assert_true(backend_interface_absent(&b, &nic));
+        assert_false(backend_interface_absent(&b, &other));
         backend_read_all(&b, &nic, r);
         assert_int_equal(r[KNOB_GRO_FLUSH_TIMEOUT].status, KNOB_STATUS_NO_INTERFACE);
         assert_int_equal(be->write_items(&b, be, &nic, &batch, &err), -ENODEV);
         backend_end(&b);
+        assert_false(backend_interface_absent(&b, &nic));
         read_text(path, buf, sizeof(buf));
         assert_string_equal(buf, "0\n");
 
         backend_begin(&b, &nic, 0);
+        assert_false(backend_interface_absent(&b, &nic));
         backend_read_all(&b, &nic, r);
         assert_int_equal(r[KNOB_GRO_FLUSH_TIMEOUT].status, KNOB_STATUS_OK);
         assert_int_equal(be->write_items(&b, be, &nic, &batch, &err), 0);
+        /* The read-back reads the file the write left open, from its start: what it holds now. */
+        assert_int_equal(be->read_items(&b, be, &nic, &batch, r, &err), 0);
+        assert_int_equal(batch.items[0].error, 0);
+        assert_int_equal(batch.items[0].now, 20000);
+        assert_int_equal(be->write_items(&b, be, &nic, &batch, &err), 0);
+        write_text(path, "33\n"); /* another writer, between the write and its read-back */
+        assert_int_equal(be->read_items(&b, be, &nic, &batch, r, &err), 0);
+        assert_int_equal(batch.items[0].now, 33);
         backend_end(&b);
         read_text(path, buf, sizeof(buf));
-        assert_string_equal(buf, "20000\n");
+        assert_string_equal(buf, "33\n");
 
         backend_done(&b);
         sysroot_free(root);
