@@ -51,7 +51,9 @@ typedef struct Manager {
         LinkSet links;          /* links.queue[0..n_queue): the links with work (dirty or drift_check), each once */
         size_t n_queue;
         unsigned n_tuned, n_waiting, n_unsupported; /* of the last applies, for STATUS= */
-        char status[256];       /* the last STATUS= sent */
+        char status[256];       /* the last STATUS= made: sent, or (status_soon armed) to be sent */
+        sd_event_source *status_soon; /* STATUS= within STATUS_MIN_GAP of the last: sent at the gap's end */
+        uint64_t status_usec;   /* CLOCK_MONOTONIC of the last STATUS= sent */
         unsigned dump;          /* generation of the last link dump */
 
         sd_device_monitor *monitor;
@@ -98,6 +100,11 @@ void manager_metrics_changed(Manager *m);
 /* The service stops: its last words (r8169_tuned_running 0), after the restore. */
 void manager_metrics_stopped(Manager *m);
 void manager_metrics_done(Manager *m);
+/*
+ * STATUS=, when it says something new: at once with extra (READY=1), else at most one each
+ * STATUS_MIN_GAP_USEC, the latest text (manager-metrics.c).
+ */
+void manager_notify_status(Manager *m, const char *extra);
 
 /* The D-Bus API (io.github.r8169_tuned1) on m->bus; without a bus, none. */
 int manager_bus_start(Manager *m);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
+ * What the service publishes: STATUS= for systemctl status (at the end), and the metrics file.
+ *
  * metrics-textfile: the service publishes what "r8169-tuned metrics" prints, with what only it
  * knows (each NIC's state, its failed writes), for node_exporter's textfile collector. Written
  * after every change, at most every METRICS_MIN_GAP (a burst of events is one write), and at
@@ -10,6 +12,7 @@
  * is said once, until one succeeds again; the tuning goes on.
  */
 #include <sys/stat.h>
+#include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -188,4 +191,51 @@ void manager_metrics_done(Manager *m) {
         m->metrics.heartbeat = sd_event_source_disable_unref(m->metrics.heartbeat);
         free(m->metrics.path);
         m->metrics.path = NULL;
+}
+
+/* ---- STATUS=: what systemctl status shows ---- */
+
+/* The least time between two STATUS= that only count NICs: a burst of hotplugs sends a few, not one each. */
+#define STATUS_MIN_GAP_USEC (100 * 1000)
+
+static void status_send(Manager *m, const char *extra) {
+        uint64_t now;
+
+        (void) sd_notifyf(false, "%s%s", extra ?: "", m->status);
+        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0)
+                m->status_usec = now;
+        if (m->status_soon)
+                (void) sd_event_source_set_enabled(m->status_soon, SD_EVENT_OFF);
+}
+
+static int on_status_soon(sd_event_source *s, uint64_t usec, void *userdata) {
+        status_send(userdata, NULL);
+        return 0;
+}
+
+void manager_notify_status(Manager *m, const char *extra) {
+        char status[256], w[64] = "";
+        uint64_t now;
+
+        if (m->n_waiting)
+                snprintf(w, sizeof(w), ", %u waiting for an interface", m->n_waiting);
+        snprintf(status, sizeof(status), "STATUS=%u NIC%s tuned%s, %u unsupported knob%s (profile %s)", m->n_tuned,
+                 m->n_tuned == 1 ? "" : "s", w, m->n_unsupported, m->n_unsupported == 1 ? "" : "s",
+                 profile_to_string(m->c.profile));
+        /* Nothing new, nothing sent: a burst of events is not a burst of messages to PID 1. */
+        if (!extra && streq(status, m->status))
+                return;
+        memcpy(m->status, status, sizeof(status));
+        if (extra || m->status_usec == 0 || sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0 ||
+            now >= m->status_usec + STATUS_MIN_GAP_USEC) {
+                status_send(m, extra);
+                return;
+        }
+        /* Within the gap: the text waits for its end (one timer, armed only then: idle stays idle). */
+        if (m->status_soon) {
+                (void) sd_event_source_set_time(m->status_soon, m->status_usec + STATUS_MIN_GAP_USEC);
+                (void) sd_event_source_set_enabled(m->status_soon, SD_EVENT_ONESHOT);
+        } else if (sd_event_add_time(m->event, &m->status_soon, CLOCK_MONOTONIC, m->status_usec + STATUS_MIN_GAP_USEC,
+                                     10 * 1000, on_status_soon, m) < 0)
+                status_send(m, NULL);
 }

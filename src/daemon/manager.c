@@ -136,21 +136,6 @@ static void manager_retry_later(Manager *m) {
                 (void) sd_event_add_time(m->event, &m->retry, CLOCK_MONOTONIC, now + 200 * 1000, 50 * 1000, on_retry, m);
 }
 
-/* STATUS=, when it says something new (a burst of events is not a burst of messages to PID 1). */
-static void manager_notify_status(Manager *m, const char *extra) {
-        char status[256], w[64] = "";
-
-        if (m->n_waiting)
-                snprintf(w, sizeof(w), ", %u waiting for an interface", m->n_waiting);
-        snprintf(status, sizeof(status), "STATUS=%u NIC%s tuned%s, %u unsupported knob%s (profile %s)", m->n_tuned,
-                 m->n_tuned == 1 ? "" : "s", w, m->n_unsupported, m->n_unsupported == 1 ? "" : "s",
-                 profile_to_string(m->c.profile));
-        if (!extra && streq(status, m->status))
-                return;
-        memcpy(m->status, status, sizeof(status));
-        (void) sd_notifyf(false, "%s%s", extra ?: "", status);
-}
-
 /* What one NIC's turn in the worker does: a drift check, an apply. */
 static void manager_work_link(Manager *m, Link *l) {
         LinkWork w = 0;
@@ -450,6 +435,9 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = userdata;
 
+        /* A count still waiting for its gap would follow "Stopping": it is not sent. */
+        if (m->status_soon)
+                (void) sd_event_source_set_enabled(m->status_soon, SD_EVENT_OFF);
         (void) sd_notify(false, "STOPPING=1\nSTATUS=Stopping");
         if (m->c.config.restore_on_exit) {
                 ApplyStats st = {};
@@ -476,6 +464,7 @@ static void manager_free(Manager *m) {
         link_power_sources_done(&m->power);
         link_env_done(&m->env);
         sd_event_source_unref(m->retry);
+        sd_event_source_unref(m->status_soon);
         sd_event_source_unref(m->trim);
         closep(&m->service_lock);
         sd_event_source_unref(m->work);

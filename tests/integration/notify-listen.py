@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Listens on a NOTIFY_SOCKET like systemd does and appends each datagram, one per line
-(its fields joined by ';'), to a file. Runs until killed."""
+(its fields joined by ';', then RECEIVED=<CLOCK_MONOTONIC seconds>), to a file. Runs until killed."""
 import os
 import socket
 import sys
+import time
 
 path, out = sys.argv[1], sys.argv[2]
 try:
@@ -15,4 +16,5 @@ s.bind(path)
 with open(out, "a", buffering=1) as f:
     while True:
         data = s.recv(4096)
-        f.write(";".join(data.decode(errors="replace").strip().split("\n")) + "\n")
+        fields = data.decode(errors="replace").strip().split("\n")
+        f.write(";".join(fields + [f"RECEIVED={time.monotonic():.6f}"]) + "\n")
