@@ -135,14 +135,14 @@ int backend_parse_group_reply(const KnobBackend *be, const void *buf, size_t len
 /* Pure: the state of a feature knob from the kernel's feature list. */
 void backend_feature_reading(const EthtoolFeatures *f, KnobId id, KnobReading *ret);
 /*
- * Checks that every knob row has a complete backend and every descriptor all
- * its operations; the unit tests call it, so a row added without one fails.
- * -EINVAL with what is missing in why.
- */
-/*
  * Whether this process is in the host's network namespace, where a fixture's interface names may
  * be real interfaces of this machine; where it cannot tell, yes (backend-check.c).
  */
 bool backend_in_initial_netns(void);
+/*
+ * Checks that every knob row has a complete backend and every descriptor all
+ * its operations; the unit tests call it, so a row added without one fails.
+ * -EINVAL with what is missing in why.
+ */
 int backend_check_tables(const Knob *knobs, size_t n_knobs, const KnobBackend *backends, size_t n_backends, char *why,
                          size_t size);

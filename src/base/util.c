@@ -408,7 +408,10 @@ int write_file_check(const char *path) {
         return write_file_check_full(path, true);
 }
 
-/* The process's umask, asked once: nothing in it changes the umask. */
+/*
+ * The process's umask, asked once. What counts is its owner bits (mkostemp() creates 0600 less
+ * them), which nothing here changes; the unit tests change the group's and others' bits only.
+ */
 static mode_t process_umask(void) {
         static mode_t m = (mode_t) -1;
 
@@ -461,7 +464,7 @@ int write_file_atomic(const char *path, mode_t mode, void (*writer)(FILE *f, con
         fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        r = mode != (0600 & ~process_umask()) && fchmod(fd, mode) < 0 ? -errno : 0;
+        r = mode != (0600 & ~(process_umask() & 0600)) && fchmod(fd, mode) < 0 ? -errno : 0;
         /* On tmpfs (/run) the rename is all there is to make it whole: no fsync, which costs on the hot path. */
         durable = fstatfs(fd, &sf) < 0 || (sf.f_type != TMPFS_MAGIC && sf.f_type != RAMFS_MAGIC);
         if (r == 0)

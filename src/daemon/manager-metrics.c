@@ -198,12 +198,10 @@ void manager_metrics_done(Manager *m) {
 /* The least time between two STATUS= that only count NICs: a burst of hotplugs sends a few, not one each. */
 #define STATUS_MIN_GAP_USEC (100 * 1000)
 
+/* The gap runs from when a STATUS= goes, not from the loop's wake-up (sd_event_now()): a long round would shorten it. */
 static void status_send(Manager *m, const char *extra) {
-        uint64_t now;
-
         (void) sd_notifyf(false, "%s%s", extra ?: "", m->status);
-        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0)
-                m->status_usec = now;
+        m->status_usec = now_monotonic_usec();
         if (m->status_soon)
                 (void) sd_event_source_set_enabled(m->status_soon, SD_EVENT_OFF);
 }
@@ -215,7 +213,6 @@ static int on_status_soon(sd_event_source *s, uint64_t usec, void *userdata) {
 
 void manager_notify_status(Manager *m, const char *extra) {
         char status[256], w[64] = "";
-        uint64_t now;
 
         if (m->n_waiting)
                 snprintf(w, sizeof(w), ", %u waiting for an interface", m->n_waiting);
@@ -226,8 +223,7 @@ void manager_notify_status(Manager *m, const char *extra) {
         if (!extra && streq(status, m->status))
                 return;
         memcpy(m->status, status, sizeof(status));
-        if (extra || m->status_usec == 0 || sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0 ||
-            now >= m->status_usec + STATUS_MIN_GAP_USEC) {
+        if (extra || m->status_usec == 0 || now_monotonic_usec() >= m->status_usec + STATUS_MIN_GAP_USEC) {
                 status_send(m, extra);
                 return;
         }

@@ -349,6 +349,9 @@ int nic_discover(const Sysroot *root, const SlotClaims *claims, NicList *ret) {
                 }
                 l.n++;
         }
+        if (dir.error < 0)
+                log_warning_errno(dir.error, "Listing %s/bus/pci/devices stopped early: PCI functions after it are not seen: %m",
+                                  sysroot_path(root));
         if (skipped > 0)
                 log_warning("Skipped %u PCI entr%s that cannot be read (%s%s).", skipped, skipped == 1 ? "y" : "ies",
                             skipped_first, skipped > 1 ? ", …" : "");

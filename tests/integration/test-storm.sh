@@ -2,7 +2,7 @@
 # An event storm: 500 interfaces created and 250 of them deleted again as fast as the kernel
 # takes it, while the daemon runs with a real udevd; then the same once more. Every surviving
 # interface ends tuned, and the second storm adds no memory to what the first left. Reports
-# idle, peak and final memory.
+# idle, peak and final memory, and sends few STATUS= to PID 1.
 source "$SRCDIR/tests/lib.sh"
 sandbox "$@"
 N=${R8T_STORM:-500}
@@ -72,6 +72,24 @@ if [[ -z "${R8T_SANITIZED:-}" ]]; then
         (( final2 <= final1 + 64 )) && ok || fail "memory grew with the second storm: after one ${final1} KiB, after two ${final2} KiB"
         (( final1 <= idle + 1024 )) && ok || fail "one storm left more than 1 MiB: idle $idle KiB, after it $final1 KiB"
 fi
+
+# A trickle, one interface each 10-20 ms (one "ip -batch" fed line by line; each tuned in a round
+# of its own, the counts changing every time): a few STATUS= to PID 1, not one each. Two that only
+# count NICs are at least 100 ms apart (STATUS_MIN_GAP_USEC; the stamps are the kernel's, of
+# their arrival: 10 ms allowed).
+ip -batch "$TMP/del-rest"
+wait_for 30 bash -c '! ip -o link show | grep -q " s[0-9]*@"' || fail "the second storm's interfaces did not go"
+sleep 0.5
+mark=$(wc -l <"$TMP/notify")
+for ((i = 1; i < 50; i += 2)); do echo "link add s$i type veth peer name p$i"; sleep 0.01; done | ip -batch -
+trickle_tuned() { [[ $(ethtool -k s49 2>/dev/null | awk '$1 == "tcp-segmentation-offload:" {print $2}') == off ]]; }
+wait_for 30 trickle_tuned || fail "trickle: the last interface not tuned"
+sleep 0.3
+counts() { tail -n +$((mark + 1)) "$TMP/notify" | grep -v -e READY=1 -e RELOADING=1 | grep STATUS=; }
+n_counts=$(counts | wc -l)
+(( n_counts >= 1 && n_counts <= 15 )) && ok || fail "trickle: $n_counts STATUS= for 25 interfaces"
+gaps=$(counts | sed 's/.*;RECEIVED=//' | awk 'NR > 1 && $1 - last < 0.09 {n++} {last = $1} END {print n + 0}')
+eq "trickle: STATUS= at most one each 100 ms" 0 "$gaps"
 
 kill -TERM $pid
 set +e; wait $pid; rc=$?; set -e

@@ -186,6 +186,48 @@ static void test_write_file_atomic(void **state) {
 }
 
 /* Text from elsewhere (iperf3's error, a --server argument) reaches a terminal without its control characters. */
+/* More names than one getdents64() buffer holds, each once; "." and ".." never; an fd of -1 lists nothing. */
+static void test_dir_names(void **state) {
+        char dir[] = "/tmp/r8t-dir.XXXXXX", path[512];
+        bool seen[300] = {};
+        unsigned n = 0;
+        const char *name;
+        DirNames d;
+
+        assert_non_null(mkdtemp(dir));
+        for (int i = 0; i < 300; i++) {
+                /* 60-byte names: 300 of them are about 24 KiB of entries, six of DirNames's buffers */
+                snprintf(path, sizeof(path), "%s/%03d-%056d", dir, i, 0);
+                int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+                assert_true(fd >= 0);
+                close(fd);
+        }
+        dir_names_init(&d, open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        while ((name = dir_names_next(&d))) {
+                int i = atoi(name);
+                assert_string_not_equal(name, ".");
+                assert_string_not_equal(name, "..");
+                assert_true(i >= 0 && i < 300);
+                assert_false(seen[i]);
+                seen[i] = true;
+                n++;
+        }
+        assert_int_equal(d.error, 0);
+        dir_names_done(&d);
+        assert_int_equal(n, 300);
+
+        dir_names_init(&d, -ENOENT);
+        assert_null(dir_names_next(&d));
+        assert_int_equal(d.error, -ENOENT);
+        dir_names_done(&d);
+
+        for (int i = 0; i < 300; i++) {
+                snprintf(path, sizeof(path), "%s/%03d-%056d", dir, i, 0);
+                assert_int_equal(unlink(path), 0);
+        }
+        assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_printable(void **state) {
         char buf[32];
 
@@ -254,7 +296,7 @@ int main(void) {
                 cmocka_unit_test(test_parse_u64), cmocka_unit_test(test_bool),
                 cmocka_unit_test(test_names),     cmocka_unit_test(test_json),
                 cmocka_unit_test(test_log_levels), cmocka_unit_test(test_link_basename),
-                cmocka_unit_test(test_write_file_atomic),
+                cmocka_unit_test(test_write_file_atomic), cmocka_unit_test(test_dir_names),
                 cmocka_unit_test(test_printable),
                 cmocka_unit_test(test_quote),
                 cmocka_unit_test(test_diag_cap),
