@@ -11,6 +11,7 @@
 #include "daemon/link-power.h"
 #include "daemon/link-set.h"
 #include "daemon/manager.h"
+#include "daemon/notify.h"
 #include "kernel/rtnl.h"
 
 /* linux/if.h's, which cannot be included beside glibc's net/if.h: the link has carrier. */
@@ -51,6 +52,7 @@ typedef struct Manager {
         LinkSet links;          /* links.queue[0..n_queue): the links with work (dirty or drift_check), each once */
         size_t n_queue;
         unsigned n_tuned, n_waiting, n_unsupported; /* of the last applies, for STATUS= */
+        Notifier notify;        /* $NOTIFY_SOCKET: READY=1, STATUS= and the rest */
         char status[256];       /* the last STATUS= made: sent, or (status_soon armed) to be sent */
         sd_event_source *status_soon; /* STATUS= within STATUS_MIN_GAP of the last: sent at the gap's end */
         uint64_t status_usec;   /* CLOCK_MONOTONIC of the last STATUS= sent */

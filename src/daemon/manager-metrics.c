@@ -12,7 +12,6 @@
  * is said once, until one succeeds again; the tuning goes on.
  */
 #include <sys/stat.h>
-#include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -200,7 +199,10 @@ void manager_metrics_done(Manager *m) {
 
 /* The gap runs from when a STATUS= goes, not from the loop's wake-up (sd_event_now()): a long round would shorten it. */
 static void status_send(Manager *m, const char *extra) {
-        (void) sd_notifyf(false, "%s%s", extra ?: "", m->status);
+        char text[sizeof(m->status) + 64];
+
+        snprintf(text, sizeof(text), "%s%s", extra ?: "", m->status);
+        notifier_send(&m->notify, text);
         m->status_usec = now_monotonic_usec();
         if (m->status_soon)
                 (void) sd_event_source_set_enabled(m->status_soon, SD_EVENT_OFF);
@@ -214,6 +216,9 @@ static int on_status_soon(sd_event_source *s, uint64_t usec, void *userdata) {
 void manager_notify_status(Manager *m, const char *extra) {
         char status[256], w[64] = "";
 
+        /* Nobody listens (started by hand): no text made, no timer armed. */
+        if (!notifier_listening(&m->notify))
+                return;
         if (m->n_waiting)
                 snprintf(w, sizeof(w), ", %u waiting for an interface", m->n_waiting);
         snprintf(status, sizeof(status), "STATUS=%u NIC%s tuned%s, %u unsupported knob%s (profile %s)", m->n_tuned,

@@ -4,7 +4,6 @@
 #include <net/if.h>
 #include <signal.h>
 #include <systemd/sd-bus.h>
-#include <systemd/sd-daemon.h>
 #include <systemd/sd-device.h>
 #include <systemd/sd-event.h>
 #include <linux/ethtool_netlink.h>
@@ -405,7 +404,7 @@ static int login1_watch(Manager *m) {
 }
 
 void manager_reload(Manager *m) {
-        (void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading configuration");
+        notifier_send(&m->notify, "RELOADING=1\nSTATUS=Reloading configuration");
         context_load_policy(&m->c);
         log_set_max_level(m->opts->log_level >= 0 ? m->opts->log_level : m->c.config.log_level);
         (void) manager_metrics_configure(m);
@@ -438,7 +437,7 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
         /* A count still waiting for its gap would follow "Stopping": it is not sent. */
         if (m->status_soon)
                 (void) sd_event_source_set_enabled(m->status_soon, SD_EVENT_OFF);
-        (void) sd_notify(false, "STOPPING=1\nSTATUS=Stopping");
+        notifier_send(&m->notify, "STOPPING=1\nSTATUS=Stopping");
         if (m->c.config.restore_on_exit) {
                 ApplyStats st = {};
                 uint64_t start = now_monotonic_usec();
@@ -465,6 +464,7 @@ static void manager_free(Manager *m) {
         link_env_done(&m->env);
         sd_event_source_unref(m->retry);
         sd_event_source_unref(m->status_soon);
+        notifier_done(&m->notify);
         sd_event_source_unref(m->trim);
         closep(&m->service_lock);
         sd_event_source_unref(m->work);
@@ -659,6 +659,7 @@ int manager_run(const Options *o) {
         sigaddset(&mask, SIGINT);
         sigaddset(&mask, SIGHUP);
         sigprocmask(SIG_BLOCK, &mask, NULL);
+        notifier_init(&m.notify);
 
         r = manager_prepare(&m);
         if (r >= 0)
