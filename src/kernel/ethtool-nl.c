@@ -39,6 +39,7 @@ struct EthtoolNl {
 typedef int (*reply_parser)(struct nlmsghdr *nlh, void *userdata);
 
 typedef struct Request {
+        uint32_t seq;           /* the request's: what answers it carries */
         bool done;
         int error;
         int parse_error;
@@ -56,7 +57,9 @@ static int on_valid(struct nl_msg *msg, void *arg) {
         r = req->parse(nlmsg_hdr(msg), req->userdata);
         if (r < 0)
                 req->parse_error = r;
-        return NL_OK;
+        /* The one reply is the answer: no ACK was asked for (transact()). */
+        req->done = true;
+        return NL_STOP;
 }
 
 /* The kernel's errno and, with NETLINK_EXT_ACK, its explanation. */
@@ -89,6 +92,16 @@ static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg) {
                         break;
                 }
         return NL_STOP;
+}
+
+/*
+ * Our own check, for every request alike: libnl's checks sequence numbers only while it asks
+ * for ACKs, and counts a request answered only at its ACK, so one answered by its reply would
+ * leave the next ACK looking out of turn. A message of another request (one given up on) is
+ * skipped.
+ */
+static int on_seq_check(struct nl_msg *msg, void *arg) {
+        return nlmsg_hdr(msg)->nlmsg_seq == ((Request *) arg)->seq ? NL_OK : NL_SKIP;
 }
 
 static int on_ack(struct nl_msg *msg, void *arg) {
@@ -173,8 +186,20 @@ static int transact(EthtoolNl *e, struct nl_msg *request, reply_parser parse, vo
         nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &req);
         nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &req);
         nl_cb_err(cb, NL_CB_CUSTOM, on_error, &req);
+        nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, on_seq_check, &req);
 
+        /*
+         * A request with a parser gets exactly one reply (a GET, or FEATURES_SET without
+         * OMIT_REPLY): it is the answer, and an ACK after it would cost a second recvmsg().
+         * A failure still comes as NLMSG_ERROR, ACK asked for or not. Requests with no reply
+         * (the other SETs) ask for the ACK that says they were done.
+         */
+        if (parse)
+                nl_socket_disable_auto_ack(e->sock);
+        else
+                nl_socket_enable_auto_ack(e->sock);
         r = nl_send_auto(e->sock, m);
+        req.seq = nlmsg_hdr(m)->nlmsg_seq; /* given by nl_send_auto() */
         m = (nlmsg_free(m), NULL);
         if (r < 0) {
                 nl_cb_put(cb);
