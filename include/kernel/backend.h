@@ -7,15 +7,16 @@
 #include "kernel/sysroot.h"
 
 /*
- * One NIC's turn (an apply: its plan's read, its writes, their read-back), between
- * backend_begin() and backend_end(): what rtnetlink said of its interface, each sysfs
- * backend's directory opened once, and the
+ * One NIC's turn (an apply: its plan's read, its writes, their read-back; or a plan's read
+ * alone, for Verify and the metrics), between backend_begin() and backend_end(): what
+ * rtnetlink said of its interface, each sysfs backend's directory opened once, and the
  * interface's ethtool features as last known, so that the turn costs the kernel one
  * FEATURES_GET (the plan's read; the expand and the read-back use it) and one FEATURES_SET
  * (whose reply keeps it up to date). Outside a turn nothing is kept: every read asks.
  */
 typedef struct BackendSession {
         bool active;
+        bool writes;            /* the turn may write: the sysfs knobs it reads are opened for writing too */
         char ifname[IFNAMSIZ];  /* the NIC's interface; "" none */
         /* > 0 its ifindex (ethtool requests carry it); < 0 no such interface (ethtool is not asked, nor its
          * class/net directory read or written); 0 not known */
@@ -25,9 +26,15 @@ typedef struct BackendSession {
         char dir_path[_KNOB_BACKEND_MAX][64];
         bool features_known;
         EthtoolFeatures features;
-        /* A sysfs attribute this turn wrote, still open: its read-back is one pread() on it */
+        /*
+         * A sysfs attribute a writing turn opened and keeps (kept[k]): read for the plan
+         * through the fd it is then written through (written[k]), whose read-back is one
+         * pread() on it: open, pread, pwrite, pread, close, where opening it for the read and
+         * again for the write took two calls more.
+         */
+        bool kept[_KNOB_MAX];
         bool written[_KNOB_MAX];
-        int written_fd[_KNOB_MAX];
+        int kept_fd[_KNOB_MAX];
 } BackendSession;
 
 /* What the knob backends need: the sysfs root and an ethtool netlink socket. */
@@ -50,9 +57,10 @@ typedef struct Backend {
 int backend_init(Backend *b, const Sysroot *root);
 /*
  * A NIC's turn begins: ifindex is rtnetlink's word on its interface (see BackendSession),
- * 0 where nobody said (the commands). Ends with backend_end(), which drops what it kept.
+ * 0 where nobody said (the commands); writes, whether it may write (an apply) or only reads.
+ * Ends with backend_end(), which drops what it kept.
  */
-void backend_begin(Backend *b, const Nic *n, int ifindex);
+void backend_begin(Backend *b, const Nic *n, int ifindex, bool writes);
 void backend_end(Backend *b);
 /* In this NIC's turn, rtnetlink lists no such interface: its class/net directory is left alone. */
 bool backend_interface_absent(Backend *b, const Nic *n);

@@ -42,8 +42,19 @@ int sysroot_write_at(int dfd, const char *attr, const char *value);
  * is sysroot_reread_fd(): sysfs calls the attribute's show() again for a read at offset 0.
  */
 int sysroot_write_keep_at(int dfd, const char *attr, const char *value);
-/* What fd holds now, read from its start, as sysroot_read() gives it. */
-int sysroot_reread_fd(int fd, char *buf, size_t size);
+/* What fd holds now, read from its start, as sysroot_read() gives it: the bytes read (before
+ * the trailing newline is cut), or -errno. */
+ssize_t sysroot_reread_fd(int fd, char *buf, size_t size);
+/*
+ * A turn's attribute, read and then written through one fd (kernel/backend-sysfs.c): an
+ * allowlisted writable attribute opened for both (the fd, or -errno), read with
+ * sysroot_reread_fd(), and value written over it at offset 0, where sysfs takes it whole
+ * (and refuses it with -ENODEV if the attribute was removed since it was opened). A fixture's
+ * regular file (fixture) removed since is -ENOENT, as a write by path would find it, and one
+ * holding a longer text is cut first.
+ */
+int sysroot_open_rw_at(int dfd, const char *attr);
+int sysroot_rewrite_fd(int fd, const char *value, bool fixture);
 /* Opens an allowlisted attribute read-only and returns the fd (for mmap of a BAR image). */
 int sysroot_open_attr(const Sysroot *s, const char *dir, const char *attr);
 bool sysroot_attr_allowed(const char *attr, bool write);

@@ -41,7 +41,7 @@ int cmd_apply(const Options *o) {
                         continue;
                 }
                 /* One turn: one FEATURES_GET for the plan, the expand and the read-back. */
-                backend_begin(&c.backend, &c.nics.nics[i], 0);
+                backend_begin(&c.backend, &c.nics.nics[i], 0, true);
                 context_plan_nic(&c, &c.nics.nics[i], current, &plan);
                 context_record_tx_guard(&c, &c.nics.nics[i], &plan);
                 if (apply_nic(&ac, &c.nics.nics[i], &plan, &st) < 0)

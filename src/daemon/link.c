@@ -296,7 +296,7 @@ void link_plan_now(Link *l, LinkEnv *e, bool read_all, KnobReading current[_KNOB
         const PlanLinkPower *planned = link_power_planned(l, e);
 
         lp.state = l->power.lp.state;
-        backend_begin(&e->c->backend, &l->nic, link_ifindex(l));
+        backend_begin(&e->c->backend, &l->nic, link_ifindex(l), false);
         if (read_all) {
                 backend_read_all(&e->c->backend, &l->nic, current);
                 context_plan_nic_read_daemon(e->c, &l->nic, planned ? &lp : NULL, current, plan);
@@ -337,7 +337,7 @@ LinkWork link_apply(Link *l, LinkEnv *e) {
         link_power_prepare(l, e);
         l->power.plan.state = l->power.lp.state;
         /* By ifindex, as rtnetlink told it (the kernel checks it against the name); none: ethtool is not asked. */
-        backend_begin(&e->c->backend, &l->nic, link_ifindex(l));
+        backend_begin(&e->c->backend, &l->nic, link_ifindex(l), true);
         /* Where the service may not wake on traffic (the unit without its drop-in), planned without
          * dynamic link power from the start, one read and one plan; if it was asked for and would
          * run here, said now, at every start and reload, not when the link is next quiet. */

@@ -129,7 +129,7 @@ static int measure_to_candidate(Experiment *e, Trial *t) {
         ApplyStats st = {};
         int r;
 
-        backend_begin(&e->c.backend, e->nic, 0);
+        backend_begin(&e->c.backend, e->nic, 0, true);
         backend_read_all(&e->c.backend, e->nic, now);
         for (size_t i = 0; i < t->cand.n; i++) {
                 KnobId k = t->cand.settings[i].knob;

@@ -4,7 +4,7 @@
 #include <linux/ethtool_netlink.h>
 
 #include "base/log.h"
-#include "kernel/backend.h"
+#include "kernel/backend-internal.h"
 
 int backend_init(Backend *b, const Sysroot *root) {
         int r;
@@ -26,17 +26,18 @@ static void session_drop(Backend *b) {
                 if (s->dir_cached[i])
                         close(s->dir_fd[i]);
         for (int k = 0; k < _KNOB_MAX; k++)
-                if (s->written[k])
-                        close(s->written_fd[k]);
+                if (s->kept[k])
+                        close(s->kept_fd[k]);
         ethtool_features_done(&s->features);
         *s = (BackendSession) {};
 }
 
-void backend_begin(Backend *b, const Nic *n, int ifindex) {
+void backend_begin(Backend *b, const Nic *n, int ifindex, bool writes) {
         const char *ifname = nic_ifname(n);
 
         session_drop(b);
         b->session.active = true;
+        b->session.writes = writes;
         if (ifname && strscpy(b->session.ifname, sizeof(b->session.ifname), ifname) >= 0)
                 b->session.ifindex = ifindex;
         if (b->nl)
@@ -49,8 +50,7 @@ void backend_end(Backend *b) {
                 ethtool_nl_set_index(b->nl, NULL, 0);
 }
 
-/* The turn under way, if it is this NIC's (its interface's, for what goes by name). */
-static BackendSession *session_of(Backend *b, const Nic *n) {
+BackendSession *backend_session_of(Backend *b, const Nic *n) {
         return b->session.active && nic_ifname(n) && streq(b->session.ifname, nic_ifname(n)) ? &b->session : NULL;
 }
 
@@ -74,17 +74,17 @@ int knob_batch_add(KnobBatch *batch, KnobId k, const char *name, uint64_t value)
 }
 
 bool backend_interface_absent(Backend *b, const Nic *n) {
-        const BackendSession *s = session_of(b, n);
+        const BackendSession *s = backend_session_of(b, n);
 
         return s && s->ifindex < 0;
 }
 
-static bool of_backend(KnobId k, const KnobBackend *be) {
+bool knob_of_backend(KnobId k, const KnobBackend *be) {
         return knob_get(k)->backend == be;
 }
 
 static int need_interface(Backend *b, const Nic *n, EthtoolError *err) {
-        const BackendSession *s = session_of(b, n);
+        const BackendSession *s = backend_session_of(b, n);
 
         if (!nic_ifname(n) || (s && s->ifindex < 0)) {
                 /* rtnetlink lists no such interface: no question to the kernel that can only fail */
@@ -135,8 +135,7 @@ static int check_owner(Backend *b, const Nic *n, EthtoolError *err) {
         return 0;
 }
 
-/* Every backend whose items are its knobs. */
-static int expand_by_knob(Backend *b, const KnobBackend *be, const Nic *n, KnobBatch *batch, EthtoolError *err) {
+int backend_expand_by_knob(Backend *b, const KnobBackend *be, const Nic *n, KnobBatch *batch, EthtoolError *err) {
         return 0; /* one item per knob, its original the value the plan read */
 }
 
@@ -144,194 +143,6 @@ static int expand_by_knob(Backend *b, const KnobBackend *be, const Nic *n, KnobB
 static int need_writable_interface(Backend *b, const Nic *n, EthtoolError *err) {
         int r = need_interface(b, n, err);
         return r < 0 ? r : check_owner(b, n, err);
-}
-
-/* ---- sysfs: one attribute per knob, under the PCI function's link/ or the interface's directory ---- */
-
-static int sysfs_dir(const KnobBackend *be, const Nic *n, char *buf, size_t size) {
-        const char *arg = be->sysfs_by_ifname ? nic_ifname(n) : n->slot;
-
-        if (!arg)
-                return -ENODEV;
-        snprintf(buf, size, "%s%s%s", be->sysfs_dir, arg, be->sysfs_subdir ?: "");
-        return 0;
-}
-
-/*
- * The backend's directory for this NIC, opened once for all its attributes (-ENODEV: no
- * interface, or the interface's directory is gone; -ENOENT: no link/ directory).
- */
-static int sysfs_open(Backend *b, const KnobBackend *be, const Nic *n) {
-        char dir[64];
-        int r = sysfs_dir(be, n, dir, sizeof(dir));
-
-        if (r < 0)
-                return r;
-        /*
-         * rtnetlink lists no such interface (the daemon's turn): on a machine its directory is
-         * gone too; a fixture tree may still have one, which is not the interface of this
-         * namespace, as for ethtool (need_interface()). Written when the interface appears.
-         */
-        if (be->sysfs_by_ifname && session_of(b, n) && b->session.ifindex < 0)
-                return -ENODEV;
-        if (b->session.active && b->session.dir_cached[be->id] && streq(b->session.dir_path[be->id], dir))
-                return b->session.dir_fd[be->id];
-        r = sysroot_open_dir(b->root, dir);
-        if (r < 0)
-                return r == -ENOENT && be->sysfs_by_ifname ? -ENODEV : r;
-        if (b->session.active && strscpy(b->session.dir_path[be->id], sizeof(b->session.dir_path[be->id]), dir) >= 0) {
-                if (b->session.dir_cached[be->id])
-                        close(b->session.dir_fd[be->id]);
-                b->session.dir_fd[be->id] = r;
-                b->session.dir_cached[be->id] = true;
-        }
-        return r;
-}
-
-/* What sysfs_open() gave: closed unless the turn keeps it. */
-static void sysfs_release(Backend *b, const KnobBackend *be, int fd) {
-        if (fd >= 0 && !(b->session.dir_cached[be->id] && b->session.dir_fd[be->id] == fd))
-                close(fd);
-}
-
-/*
- * A knob's attribute: a number, or where the backend says so one of its two words ("on", "auto").
- * Read from written_fd when this turn wrote it (>= 0, closed here), else opened in dfd.
- */
-static int sysfs_read_at(int dfd, int written_fd, const KnobBackend *be, KnobId k, uint64_t *ret) {
-        char buf[64];
-        int r;
-
-        if (written_fd >= 0) {
-                r = sysroot_reread_fd(written_fd, buf, sizeof(buf));
-                close(written_fd);
-        } else if (dfd < 0)
-                return dfd;
-        else
-                r = sysroot_read_text_at(dfd, knob_sysfs_attr(k), buf, sizeof(buf));
-        if (r < 0)
-                return r;
-        if (!be->words_only)
-                return parse_sysfs_number(buf, ret);
-        for (int i = 0; i < 2; i++)
-                if (streq(buf, be->words[i])) {
-                        *ret = (uint64_t) i;
-                        return 0;
-                }
-        return -EBADMSG;
-}
-
-static void sysfs_read(Backend *b, const KnobBackend *be, const Nic *n, KnobReading out[_KNOB_MAX]) {
-        int dfd = -EBADF;
-        bool opened = false;
-
-        for (int k = 0; k < _KNOB_MAX; k++) {
-                uint64_t v;
-                int r;
-
-                if (!of_backend(k, be))
-                        continue;
-                if (!opened) {
-                        dfd = sysfs_open(b, be, n);
-                        opened = true;
-                }
-                r = sysfs_read_at(dfd, -EBADF, be, k, &v);
-                if (r < 0) {
-                        const char *why = NULL;
-                        if (r == -ENODEV)
-                                why = be->sysfs_by_ifname && !nic_ifname(n) ? "no network interface" : NULL;
-                        else if (be->id == KNOB_BACKEND_LINK)
-                                why = dfd < 0 && !n->link.truncated && !n->link.pcie
-                                              ? "a conventional PCI device: no PCIe link"
-                                      : dfd < 0 ? "no link/ attributes: pcie_aspm=off, firmware owns ASPM, or CONFIG_PCIEASPM=n"
-                                      : r == -ENOENT && be->id == KNOB_BACKEND_LINK ? "state not supported by this link"
-                                      : r == -EBADMSG ? "neither of the kernel's words" : NULL;
-                        knob_reading_fail(&out[k], r, why);
-                } else if (knob_get(k)->type == KNOB_TYPE_BOOL && v > 1)
-                        knob_reading_fail(&out[k], -EBADMSG, "not 0 or 1");
-                else
-                        out[k] = (KnobReading) { .status = KNOB_STATUS_OK, .value = v };
-        }
-        sysfs_release(b, be, dfd);
-}
-
-static int sysfs_read_items(Backend *b, const KnobBackend *be, const Nic *n, KnobBatch *batch, KnobReading out[_KNOB_MAX],
-                            EthtoolError *err) {
-        int dfd = batch->n > 0 ? sysfs_open(b, be, n) : -EBADF;
-
-        for (size_t i = 0; i < batch->n; i++) {
-                KnobBatchItem *it = &batch->items[i];
-                int written_fd = -EBADF;
-
-                if (session_of(b, n) && b->session.written[it->knob]) {
-                        written_fd = b->session.written_fd[it->knob];
-                        b->session.written[it->knob] = false;
-                }
-                it->error = sysfs_read_at(dfd, written_fd, be, it->knob, &it->now);
-                if (!out)
-                        continue;
-                if (it->error < 0)
-                        knob_reading_fail(&out[it->knob], it->error, NULL);
-                else
-                        out[it->knob] = (KnobReading) { .status = KNOB_STATUS_OK, .value = it->now };
-        }
-        sysfs_release(b, be, dfd);
-        return 0;
-}
-
-/* In a turn, the written attribute stays open for its read-back (sysfs_read_items()): two calls fewer. */
-static int sysfs_write_one(Backend *b, const Nic *n, int dfd, KnobId k, const char *text) {
-        BackendSession *s = session_of(b, n);
-        int fd;
-
-        if (!s)
-                return sysroot_write_at(dfd, knob_sysfs_attr(k), text);
-        fd = sysroot_write_keep_at(dfd, knob_sysfs_attr(k), text);
-        /* An attribute root may write but not read (0200, no show()): written as before, read back on its own. */
-        if (fd == -EACCES)
-                return sysroot_write_at(dfd, knob_sysfs_attr(k), text);
-        if (fd < 0)
-                return fd;
-        if (s->written[k])
-                close(s->written_fd[k]);
-        s->written[k] = true;
-        s->written_fd[k] = fd;
-        return 0;
-}
-
-static int sysfs_write_items(Backend *b, const KnobBackend *be, const Nic *n, const KnobBatch *batch, EthtoolError *err) {
-        char dir[64], text[KNOB_VALUE_MAX];
-        int dfd = -EBADF, r;
-
-        *err = (EthtoolError) {};
-        r = sysfs_dir(be, n, dir, sizeof(dir));
-        if (r >= 0)
-                r = dfd = sysfs_open(b, be, n);
-        /*
-         * The directory written to must be this NIC's interface's: asked of the directory
-         * itself (its "device" link ends in the NIC's slot), which may have been opened for
-         * the plan's reads, before a rename.
-         */
-        if (r >= 0 && be->sysfs_by_ifname && sysroot_is_live(b->root)) {
-                char device[PCI_SLOT_LEN + 1];
-
-                if (readlinkat_basename(dfd, "device", device, sizeof(device)) < 0 || !streq(device, n->slot)) {
-                        *err = (EthtoolError) { .error = -EXDEV };
-                        snprintf(err->message, sizeof(err->message), "%s belongs to another device now (renamed?)",
-                                 nic_ifname(n));
-                        r = -EXDEV;
-                }
-        }
-        for (size_t i = 0; r >= 0 && i < batch->n; i++) {
-                if (be->words_only)
-                        snprintf(text, sizeof(text), "%s", be->words[batch->items[i].value != 0]);
-                else
-                        snprintf(text, sizeof(text), "%" PRIu64, batch->items[i].value);
-                r = sysfs_write_one(b, n, dfd, batch->items[i].knob, text);
-        }
-        sysfs_release(b, be, dfd);
-        err->error = r < 0 ? r : 0;
-        return r;
 }
 
 /* ---- ethtool features: a knob covers every kernel feature its pattern matches ---- */
@@ -371,7 +182,7 @@ void backend_feature_reading(const EthtoolFeatures *f, KnobId id, KnobReading *r
  */
 static int features_now(Backend *b, const Nic *n, bool fresh, EthtoolFeatures *own, const EthtoolFeatures **ret,
                         EthtoolError *err) {
-        BackendSession *s = session_of(b, n);
+        BackendSession *s = backend_session_of(b, n);
         int r;
 
         if (s && s->features_known && !fresh) {
@@ -406,7 +217,7 @@ static void features_read(Backend *b, const KnobBackend *be, const Nic *n, KnobR
         /* A read says what the kernel has now: asked, and kept for the rest of the turn. */
         r = features_now(b, n, true, &own, &f, &err);
         for (int k = 0; k < _KNOB_MAX; k++) {
-                if (!of_backend(k, be))
+                if (!knob_of_backend(k, be))
                         continue;
                 if (r < 0)
                         knob_reading_fail(&out[k], err.error ?: r, err.message);
@@ -456,7 +267,7 @@ static int features_read_items(Backend *b, const KnobBackend *be, const Nic *n, 
         }
         /* Every feature knob's reading from the same reply: one FEATURES_GET serves both. */
         for (int k = 0; out && k < _KNOB_MAX; k++) {
-                if (!of_backend(k, be))
+                if (!knob_of_backend(k, be))
                         continue;
                 if (r < 0)
                         knob_reading_fail(&out[k], err->error ?: r, err->message);
@@ -475,7 +286,7 @@ static void features_set_active(EthtoolFeatures *f, const char *name, bool activ
 /* One FEATURES_SET for all of them: the kernel fixes up dependent features once, consistently. */
 static int features_write_items(Backend *b, const KnobBackend *be, const Nic *n, const KnobBatch *batch, EthtoolError *err) {
         _cleanup_(ethtool_features_done) EthtoolFeatures refused = {}, changed = {};
-        BackendSession *s = session_of(b, n);
+        BackendSession *s = backend_session_of(b, n);
         const char *names[KNOB_BATCH_MAX];
         bool values[KNOB_BATCH_MAX], known = s && s->features_known;
         int r;
@@ -514,7 +325,7 @@ static int features_write_items(Backend *b, const KnobBackend *be, const Nic *n,
 static void group_widths(const KnobBackend *be, uint8_t width[ETHTOOL_ATTRS_MAX]) {
         memset(width, 0, ETHTOOL_ATTRS_MAX);
         for (int k = 0; k < _KNOB_MAX; k++)
-                if (of_backend(k, be))
+                if (knob_of_backend(k, be))
                         width[knob_get(k)->nl_attr] = knob_get(k)->type == KNOB_TYPE_BOOL ? 1 : 4;
 }
 
@@ -543,7 +354,7 @@ static void group_read(Backend *b, const KnobBackend *be, const Nic *n, KnobRead
 
         r = group_get(b, be, n, &a, &err);
         for (int k = 0; k < _KNOB_MAX; k++) {
-                if (!of_backend(k, be))
+                if (!knob_of_backend(k, be))
                         continue;
                 if (r < 0)
                         knob_reading_fail(&out[k], err.error ?: r, err.message);
@@ -600,7 +411,7 @@ const KnobBackend knob_backends[_KNOB_BACKEND_MAX] = {
                 .id = KNOB_BACKEND_LINK, .name = "pcie-link", .journal_kind = "link", .words = { "0", "1" },
                 /* The link/ group sits on the downstream end of the link: the NIC itself. */
                 .sysfs_dir = "bus/pci/devices/", .sysfs_subdir = "/link",
-                .read = sysfs_read, .expand = expand_by_knob, .read_items = sysfs_read_items, .write_items = sysfs_write_items,
+                .read = sysfs_read, .expand = backend_expand_by_knob, .read_items = sysfs_read_items, .write_items = sysfs_write_items,
         },
         [KNOB_BACKEND_FEATURE] = {
                 .id = KNOB_BACKEND_FEATURE, .name = "ethtool-features", .journal_kind = "feature", .words = { "off", "on" },
@@ -612,23 +423,23 @@ const KnobBackend knob_backends[_KNOB_BACKEND_MAX] = {
                 .id = KNOB_BACKEND_COALESCE, .name = "ethtool-coalesce", .journal_kind = "coalesce", .words = { "off", "on" },
                 .drift_ntf = ETHTOOL_MSG_COALESCE_NTF, .get_cmd = ETHTOOL_MSG_COALESCE_GET,
                 .set_cmd = ETHTOOL_MSG_COALESCE_SET, .header_attr = ETHTOOL_A_COALESCE_HEADER,
-                .read = group_read, .expand = expand_by_knob, .read_items = group_read_items, .write_items = group_write_items,
+                .read = group_read, .expand = backend_expand_by_knob, .read_items = group_read_items, .write_items = group_write_items,
         },
         [KNOB_BACKEND_NETDEV] = {
                 .id = KNOB_BACKEND_NETDEV, .name = "netdev-sysfs", .journal_kind = "netdev", .words = { "0", "1" },
                 .sysfs_dir = "class/net/", .sysfs_by_ifname = true,
-                .read = sysfs_read, .expand = expand_by_knob, .read_items = sysfs_read_items, .write_items = sysfs_write_items,
+                .read = sysfs_read, .expand = backend_expand_by_knob, .read_items = sysfs_read_items, .write_items = sysfs_write_items,
         },
         [KNOB_BACKEND_RUNTIME_PM] = {
                 .id = KNOB_BACKEND_RUNTIME_PM, .name = "runtime-pm", .journal_kind = "power", .words = { "auto", "on" },
                 .words_only = true, .sysfs_dir = "bus/pci/devices/", .sysfs_subdir = "/power",
-                .read = sysfs_read, .expand = expand_by_knob, .read_items = sysfs_read_items, .write_items = sysfs_write_items,
+                .read = sysfs_read, .expand = backend_expand_by_knob, .read_items = sysfs_read_items, .write_items = sysfs_write_items,
         },
         [KNOB_BACKEND_EEE] = {
                 .id = KNOB_BACKEND_EEE, .name = "ethtool-eee", .journal_kind = "eee", .words = { "off", "on" },
                 .drift_ntf = ETHTOOL_MSG_EEE_NTF, .get_cmd = ETHTOOL_MSG_EEE_GET, .set_cmd = ETHTOOL_MSG_EEE_SET,
                 .header_attr = ETHTOOL_A_EEE_HEADER,
-                .read = group_read, .expand = expand_by_knob, .read_items = group_read_items, .write_items = group_write_items,
+                .read = group_read, .expand = backend_expand_by_knob, .read_items = group_read_items, .write_items = group_write_items,
         },
 };
 
@@ -648,14 +459,14 @@ void backend_read_needed(Backend *b, const Nic *n, const bool needed[_KNOB_MAX],
                 bool any = !needed;
 
                 for (int k = 0; k < _KNOB_MAX && !any; k++)
-                        any = needed[k] && of_backend(k, &knob_backends[i]);
+                        any = needed[k] && knob_of_backend(k, &knob_backends[i]);
                 if (any) {
                         knob_backends[i].read(b, &knob_backends[i], n, out);
                         continue;
                 }
                 /* One request fewer (an ethtool one takes the RTNL lock): nothing planned here reads it. */
                 for (int k = 0; k < _KNOB_MAX; k++)
-                        if (of_backend(k, &knob_backends[i]))
+                        if (knob_of_backend(k, &knob_backends[i]))
                                 knob_reading_fail(&out[k], -ENODATA, "not read: nothing is planned for it");
         }
 }

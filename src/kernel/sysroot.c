@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <linux/openat2.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "kernel/backend.h"
@@ -164,8 +165,11 @@ int sysroot_open_attr(const Sysroot *s, const char *dir, const char *attr) {
         return open_attr(s, dir, attr);
 }
 
-/* Reads what fd holds into buf (from its start if positional): bounded, NUL-terminated, trailing whitespace stripped. */
-static int read_attr_fd(int fd, bool positional, char *buf, size_t size) {
+/*
+ * Reads what fd holds into buf (from its start if positional): bounded, NUL-terminated,
+ * trailing whitespace cut. The bytes read (before the cut), or -errno.
+ */
+static ssize_t read_attr_fd_len(int fd, bool positional, char *buf, size_t size) {
         size_t n = 0;
 
         if (fd < 0)
@@ -197,7 +201,12 @@ static int read_attr_fd(int fd, bool positional, char *buf, size_t size) {
         if (strlen(buf) != n)
                 return -EBADMSG; /* embedded NUL */
         strip_trailing(buf);
-        return 0;
+        return (ssize_t) n;
+}
+
+static int read_attr_fd(int fd, bool positional, char *buf, size_t size) {
+        ssize_t r = read_attr_fd_len(fd, positional, buf, size);
+        return r < 0 ? (int) r : 0;
 }
 
 /*
@@ -245,7 +254,8 @@ int sysroot_read_u64_at(int dfd, const char *attr, uint64_t *ret) {
         return parse_sysfs_number(buf, ret);
 }
 
-static int write_attr_fd(int fd, const char *value) {
+/* value and a newline, in one write() (or, positional, at offset 0). */
+static int write_attr_fd(int fd, bool positional, const char *value) {
         char buf[64];
         int n;
 
@@ -255,7 +265,7 @@ static int write_attr_fd(int fd, const char *value) {
         if (n < 0 || (size_t) n >= sizeof(buf))
                 return -E2BIG;
         for (;;) {
-                ssize_t k = write(fd, buf, (size_t) n);
+                ssize_t k = positional ? pwrite(fd, buf, (size_t) n, 0) : write(fd, buf, (size_t) n);
                 if (k < 0 && errno == EINTR)
                         continue;
                 if (k < 0)
@@ -269,12 +279,12 @@ static int write_attr_fd(int fd, const char *value) {
 int sysroot_write_at(int dfd, const char *attr, const char *value) {
         /* O_TRUNC is ignored by sysfs, and keeps fixture files exact. */
         _cleanup_close_ int fd = strlen(value) + 1 < 64 ? open_attr_at(dfd, attr, O_WRONLY | O_TRUNC, true) : -E2BIG;
-        return write_attr_fd(fd, value);
+        return write_attr_fd(fd, false, value);
 }
 
 int sysroot_write_keep_at(int dfd, const char *attr, const char *value) {
         int fd = strlen(value) + 1 < 64 ? open_attr_at(dfd, attr, O_RDWR | O_TRUNC, true) : -E2BIG;
-        int r = write_attr_fd(fd, value);
+        int r = write_attr_fd(fd, false, value);
 
         if (r < 0) {
                 if (fd >= 0)
@@ -284,6 +294,31 @@ int sysroot_write_keep_at(int dfd, const char *attr, const char *value) {
         return fd;
 }
 
-int sysroot_reread_fd(int fd, char *buf, size_t size) {
-        return read_attr_fd(fd, true, buf, size);
+ssize_t sysroot_reread_fd(int fd, char *buf, size_t size) {
+        return read_attr_fd_len(fd, true, buf, size);
+}
+
+int sysroot_open_rw_at(int dfd, const char *attr) {
+        return open_attr_at(dfd, attr, O_RDWR, true);
+}
+
+int sysroot_rewrite_fd(int fd, const char *value, bool fixture) {
+        struct stat st;
+
+        if (strlen(value) + 1 >= 64)
+                return -E2BIG;
+        /*
+         * sysfs refuses a write to an attribute removed since it was opened (ENODEV). A fixture's
+         * file removed since is still there for its fd: its removal is said as a path's would be
+         * (ENOENT); one holding a longer text than this (another writer's, perhaps) is cut first.
+         */
+        if (fixture) {
+                if (fstat(fd, &st) < 0)
+                        return -errno;
+                if (st.st_nlink == 0)
+                        return -ENOENT;
+                if ((size_t) st.st_size > strlen(value) + 1 && ftruncate(fd, 0) < 0)
+                        return -errno;
+        }
+        return write_attr_fd(fd, true, value);
 }

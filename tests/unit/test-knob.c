@@ -2,6 +2,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <cmocka.h>
 
@@ -230,10 +231,26 @@ static void write_text(const char *path, const char *text) {
         assert_int_equal(fclose(f), 0);
 }
 
+/* The process's open descriptors. */
+static int open_fds(void) {
+        DIR *d = opendir("/proc/self/fd");
+        int n = 0;
+
+        assert_non_null(d);
+        while (readdir(d))
+                n++;
+        closedir(d);
+        return n - 3; /* ".", "..", and d's own */
+}
+
+/* The whole file: a write that left the end of an older, longer text shows. */
 static void read_text(const char *path, char *buf, size_t size) {
         FILE *f = fopen(path, "r");
+        size_t n;
+
         assert_non_null(f);
-        assert_non_null(fgets(buf, (int) size, f));
+        n = fread(buf, 1, size - 1, f);
+        buf[n] = '\0';
         fclose(f);
 }
 
@@ -252,6 +269,7 @@ static void test_absent_interface_directory(void **state) {
         KnobReading r[_KNOB_MAX];
         Sysroot *root;
         Backend b;
+        int fds;
 
         assert_non_null(mkdtemp(dir));
         snprintf(path, sizeof(path), "%s/class", dir);
@@ -266,7 +284,7 @@ static void test_absent_interface_directory(void **state) {
         backend_init(&b, root);
         assert_int_equal(knob_batch_add(&batch, KNOB_GRO_FLUSH_TIMEOUT, "gro_flush_timeout", 20000), 0);
 
-        backend_begin(&b, &nic, -1);
+        backend_begin(&b, &nic, -1, true);
         assert_true(backend_interface_absent(&b, &nic));
         assert_false(backend_interface_absent(&b, &other));
         backend_read_all(&b, &nic, r);
@@ -277,11 +295,22 @@ static void test_absent_interface_directory(void **state) {
         read_text(path, buf, sizeof(buf));
         assert_string_equal(buf, "0\n");
 
-        backend_begin(&b, &nic, 0);
+        /* A turn that only reads (Verify, the metrics) keeps nothing open but the directory. */
+        fds = open_fds();
+        backend_begin(&b, &nic, 0, false);
+        backend_read_all(&b, &nic, r);
+        assert_int_equal(r[KNOB_GRO_FLUSH_TIMEOUT].status, KNOB_STATUS_OK);
+        assert_int_equal(open_fds(), fds + 1);
+        backend_end(&b);
+
+        backend_begin(&b, &nic, 0, true);
         assert_false(backend_interface_absent(&b, &nic));
         backend_read_all(&b, &nic, r);
         assert_int_equal(r[KNOB_GRO_FLUSH_TIMEOUT].status, KNOB_STATUS_OK);
         assert_int_equal(be->write_items(&b, be, &nic, &batch, &err), 0);
+        /* Written through the fd the read kept, at its start: the text whole, nothing after the old one. */
+        read_text(path, buf, sizeof(buf));
+        assert_string_equal(buf, "20000\n");
         /* The read-back reads the file the write left open, from its start: what it holds now. */
         assert_int_equal(be->read_items(&b, be, &nic, &batch, r, &err), 0);
         assert_int_equal(batch.items[0].error, 0);
@@ -293,6 +322,18 @@ static void test_absent_interface_directory(void **state) {
         backend_end(&b);
         read_text(path, buf, sizeof(buf));
         assert_string_equal(buf, "33\n");
+
+        /* A shorter text over a fixture's longer one: the file is cut to it. */
+        backend_begin(&b, &nic, 0, true);
+        backend_read_all(&b, &nic, r);
+        assert_int_equal(r[KNOB_GRO_FLUSH_TIMEOUT].value, 33);
+        batch.items[0].value = 5;
+        assert_int_equal(be->write_items(&b, be, &nic, &batch, &err), 0);
+        read_text(path, buf, sizeof(buf));
+        assert_string_equal(buf, "5\n");
+        assert_int_equal(be->read_items(&b, be, &nic, &batch, r, &err), 0);
+        assert_int_equal(batch.items[0].now, 5);
+        backend_end(&b);
 
         backend_done(&b);
         sysroot_free(root);
