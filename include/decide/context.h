@@ -54,6 +54,9 @@ typedef struct Context {
         Profile runtime_profile; /* the service's, set over D-Bus until it stops; _PROFILE_INVALID: none */
         Profile desktop_profile; /* power-profiles-daemon's, for profile = auto; _PROFILE_INVALID: none runs */
         Diagnostics problems;    /* of the files left out of the policy (file:line each) */
+        /* pcie_aspm.policy, opened at the first plan and kept (aspm_policy_fd < 0: there is none) */
+        bool aspm_policy_opened;
+        int aspm_policy_fd;
 } Context;
 
 /* Opens the sysfs root, loads the policy if asked, then scans and identifies the NICs (with the

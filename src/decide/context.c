@@ -59,6 +59,9 @@ void context_done(Context *c) {
         quirk_db_done(&c->quirks);
         backend_done(&c->backend);
         nic_list_done(&c->nics);
+        if (c->aspm_policy_opened && c->aspm_policy_fd >= 0)
+                close(c->aspm_policy_fd);
+        c->aspm_policy_opened = false;
         c->root = sysroot_free(c->root);
 }
 
@@ -297,8 +300,16 @@ static PlanInput plan_input(Context *c, const Nic *n, const PlanLinkPower *link_
         uint64_t timeouts;
         bool guard = context_tx_guard(c, n, &timeouts);
 
-        /* Another tool (TLP, powertop) may have written it since: one read per plan. */
-        aspm_policy_read(c->root, c->machine.aspm_policy, sizeof(c->machine.aspm_policy));
+        /*
+         * Another tool (TLP, powertop) may have written it since: read at every plan, one pread()
+         * on the attribute opened at the first. CONFIG_PCIEASPM is built in or not at all: a
+         * policy not there then is never there.
+         */
+        if (!c->aspm_policy_opened) {
+                c->aspm_policy_fd = aspm_policy_open(c->root);
+                c->aspm_policy_opened = true;
+        }
+        aspm_policy_reread(c->aspm_policy_fd, c->machine.aspm_policy, sizeof(c->machine.aspm_policy));
         return (PlanInput) { .nic = n, .current = current, .quirks = &c->quirks, .config = &c->config,
                              .profile = c->profile, .machine = &c->machine, .show_held_back = !daemon,
                              .tx_guard = guard, .tx_timeouts = timeouts, .link_power = link_power,

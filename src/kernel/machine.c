@@ -178,15 +178,31 @@ static void kernel_running(Machine *m) {
 }
 
 /* "[default] performance powersave powersupersave" -> "default"; "" when there is none (CONFIG_PCIEASPM=n). */
-void aspm_policy_read(const Sysroot *root, char *buf, size_t size) {
-        char raw[128], *a, *b;
+static void aspm_policy_parse(int r, char *raw, char *buf, size_t size) {
+        char *a, *b;
 
         buf[0] = '\0';
-        if (sysroot_read(root, "module/pcie_aspm/parameters", "policy", raw, sizeof(raw)) < 0 || !(a = strchr(raw, '[')) ||
-            !(b = strchr(a, ']')))
+        if (r < 0 || !(a = strchr(raw, '[')) || !(b = strchr(a, ']')))
                 return;
         *b = '\0';
         snprintf(buf, size, "%s", a + 1);
+}
+
+void aspm_policy_read(const Sysroot *root, char *buf, size_t size) {
+        char raw[128];
+
+        aspm_policy_parse(sysroot_read(root, "module/pcie_aspm/parameters", "policy", raw, sizeof(raw)), raw, buf, size);
+}
+
+int aspm_policy_open(const Sysroot *root) {
+        return sysroot_open_attr(root, "module/pcie_aspm/parameters", "policy");
+}
+
+void aspm_policy_reread(int fd, char *buf, size_t size) {
+        char raw[128];
+        ssize_t r = fd < 0 ? fd : sysroot_reread_fd(fd, raw, sizeof(raw));
+
+        aspm_policy_parse(r < 0 ? (int) r : 0, raw, buf, size);
 }
 
 void machine_read(const Sysroot *root, const char *kernel_release, Machine *ret) {

@@ -113,6 +113,8 @@ static int teardown(void **state) {
         char cmd[128];
 
         link_env_done(&fx->e);
+        if (fx->c.aspm_policy_opened && fx->c.aspm_policy_fd >= 0)
+                close(fx->c.aspm_policy_fd);
         backend_done(&fx->c.backend);
         config_done(&fx->c.config);
         sysroot_free(fx->c.root);
@@ -307,8 +309,25 @@ static void test_rescan_merge(void **state) {
         link_done(&merged);
 }
 
+/* The global ASPM policy, read at every plan (one fd, opened at the first): another tool's change shows at the next. */
+static void test_aspm_policy(void **state) {
+        KnobReading current[_KNOB_MAX];
+        NicPlan plan;
+        Link l;
+
+        put("sys/module/pcie_aspm/parameters/policy", "[default] performance powersave powersupersave\n");
+        link_init(&l, &fx->nic, false);
+        link_plan_now(&l, &fx->e, true, current, &plan);
+        assert_string_equal(plan.aspm_policy, "default");
+        put("sys/module/pcie_aspm/parameters/policy", "default performance powersave [powersupersave]\n");
+        link_plan_now(&l, &fx->e, true, current, &plan);
+        assert_string_equal(plan.aspm_policy, "powersupersave");
+        link_done(&l);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_aspm_policy, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_link_power, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_tx_timeout, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_drift, setup, teardown),
