@@ -63,6 +63,8 @@ typedef struct Context {
  * slots the configuration claims). */
 int context_open(Context *c, const Options *o, bool policy);
 void context_done(Context *c);
+/* The ASPM policy's fd, kept since the first plan, closed (context_done() does it). */
+void context_close_aspm_policy(Context *c);
 /*
  * The one way policy is loaded, by the commands and the daemon alike: config and quirks into
  * the given structs, a file with a problem left out as a whole and everything else loaded, the

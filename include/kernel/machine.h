@@ -71,9 +71,9 @@ typedef struct Machine {
 /* The pcie_aspm.policy in force, "default" of "[default] performance ...", into buf; "" when there is none. */
 void aspm_policy_read(const Sysroot *root, char *buf, size_t size);
 /* The same through an fd kept open (aspm_policy_open(): the fd, or -errno when there is none):
- * each aspm_policy_reread() one pread(), the kernel's show() again. */
+ * each aspm_policy_reread() one pread(), the kernel's show() again; 0, or the read's -errno. */
 int aspm_policy_open(const Sysroot *root);
-void aspm_policy_reread(int fd, char *buf, size_t size);
+int aspm_policy_reread(int fd, char *buf, size_t size);
 /* kernel_release: --kernel-release, or NULL for the running kernel. */
 void machine_read(const Sysroot *root, const char *kernel_release, Machine *ret);
 /* Pure: what a configured profile means on this power source. */

@@ -59,9 +59,7 @@ void context_done(Context *c) {
         quirk_db_done(&c->quirks);
         backend_done(&c->backend);
         nic_list_done(&c->nics);
-        if (c->aspm_policy_opened && c->aspm_policy_fd >= 0)
-                close(c->aspm_policy_fd);
-        c->aspm_policy_opened = false;
+        context_close_aspm_policy(c);
         c->root = sysroot_free(c->root);
 }
 
@@ -295,21 +293,34 @@ void context_forget_board_guard(Context *c, const Nic *n) {
                         c->opts->lib_dir);
 }
 
+void context_close_aspm_policy(Context *c) {
+        if (c->aspm_policy_opened && c->aspm_policy_fd >= 0)
+                close(c->aspm_policy_fd);
+        c->aspm_policy_opened = false;
+}
+
+/*
+ * Another tool (TLP, powertop) may have written it since: read at every plan, one pread() on
+ * the attribute opened at the first. CONFIG_PCIEASPM is built in or not at all: a policy not
+ * there then (ENOENT) is never there. Any other failure, to open (EMFILE) or to read, is tried
+ * again at the next plan.
+ */
+static void context_read_aspm_policy(Context *c) {
+        if (!c->aspm_policy_opened) {
+                c->aspm_policy_fd = aspm_policy_open(c->root);
+                c->aspm_policy_opened = c->aspm_policy_fd >= 0 || c->aspm_policy_fd == -ENOENT;
+        }
+        if (aspm_policy_reread(c->aspm_policy_fd, c->machine.aspm_policy, sizeof(c->machine.aspm_policy)) < 0 &&
+            c->aspm_policy_fd >= 0)
+                context_close_aspm_policy(c);
+}
+
 static PlanInput plan_input(Context *c, const Nic *n, const PlanLinkPower *link_power, bool daemon,
                             const KnobReading current[_KNOB_MAX]) {
         uint64_t timeouts;
         bool guard = context_tx_guard(c, n, &timeouts);
 
-        /*
-         * Another tool (TLP, powertop) may have written it since: read at every plan, one pread()
-         * on the attribute opened at the first. CONFIG_PCIEASPM is built in or not at all: a
-         * policy not there then is never there.
-         */
-        if (!c->aspm_policy_opened) {
-                c->aspm_policy_fd = aspm_policy_open(c->root);
-                c->aspm_policy_opened = true;
-        }
-        aspm_policy_reread(c->aspm_policy_fd, c->machine.aspm_policy, sizeof(c->machine.aspm_policy));
+        context_read_aspm_policy(c);
         return (PlanInput) { .nic = n, .current = current, .quirks = &c->quirks, .config = &c->config,
                              .profile = c->profile, .machine = &c->machine, .show_held_back = !daemon,
                              .tx_guard = guard, .tx_timeouts = timeouts, .link_power = link_power,

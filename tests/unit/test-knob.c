@@ -2,9 +2,10 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <dirent.h>
 #include <sys/stat.h>
 #include <cmocka.h>
+
+#include "open-fds.h"
 
 #include "kernel/backend.h"
 #include "kernel/knob.h"
@@ -229,18 +230,6 @@ static void write_text(const char *path, const char *text) {
         assert_non_null(f);
         fputs(text, f);
         assert_int_equal(fclose(f), 0);
-}
-
-/* The process's open descriptors. */
-static int open_fds(void) {
-        DIR *d = opendir("/proc/self/fd");
-        int n = 0;
-
-        assert_non_null(d);
-        while (readdir(d))
-                n++;
-        closedir(d);
-        return n - 3; /* ".", "..", and d's own */
 }
 
 /* The whole file: a write that left the end of an older, longer text shows. */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "daemon/link.h"
+#include "open-fds.h"
 
 #define SLOT "0000:01:00.0"
 #define IFNAME "enp1s0"
@@ -113,8 +114,7 @@ static int teardown(void **state) {
         char cmd[128];
 
         link_env_done(&fx->e);
-        if (fx->c.aspm_policy_opened && fx->c.aspm_policy_fd >= 0)
-                close(fx->c.aspm_policy_fd);
+        context_close_aspm_policy(&fx->c);
         backend_done(&fx->c.backend);
         config_done(&fx->c.config);
         sysroot_free(fx->c.root);
@@ -314,14 +314,19 @@ static void test_aspm_policy(void **state) {
         KnobReading current[_KNOB_MAX];
         NicPlan plan;
         Link l;
+        int fds;
 
         put("sys/module/pcie_aspm/parameters/policy", "[default] performance powersave powersupersave\n");
         link_init(&l, &fx->nic, false);
         link_plan_now(&l, &fx->e, true, current, &plan);
         assert_string_equal(plan.aspm_policy, "default");
+        fds = open_fds();
         put("sys/module/pcie_aspm/parameters/policy", "default performance powersave [powersupersave]\n");
         link_plan_now(&l, &fx->e, true, current, &plan);
         assert_string_equal(plan.aspm_policy, "powersupersave");
+        assert_int_equal(open_fds(), fds); /* read through the fd the first plan opened, */
+        context_close_aspm_policy(&fx->c);
+        assert_int_equal(open_fds(), fds - 1); /* which stayed open until now */
         link_done(&l);
 }
 
