@@ -42,9 +42,8 @@ int sysroot_write_at(int dfd, const char *attr, const char *value);
  * is sysroot_reread_fd(): sysfs calls the attribute's show() again for a read at offset 0.
  */
 int sysroot_write_keep_at(int dfd, const char *attr, const char *value);
-/* What fd holds now, read from its start, as sysroot_read() gives it: the bytes read (before
- * the trailing newline is cut), or -errno. */
-ssize_t sysroot_reread_fd(int fd, char *buf, size_t size);
+/* What fd holds now, read from its start, as sysroot_read() gives it. */
+int sysroot_reread_fd(int fd, char *buf, size_t size);
 /*
  * A turn's attribute, read and then written through one fd (kernel/backend-sysfs.c): an
  * allowlisted writable attribute opened for both (the fd, or -errno), read with

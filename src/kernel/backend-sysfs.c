@@ -75,8 +75,7 @@ static int session_take(BackendSession *s, KnobId k) {
 /* A knob's attribute as text: in a writing turn, opened for writing too and kept for the write that may follow. */
 static int sysfs_read_text(Backend *b, const Nic *n, int dfd, KnobId k, char *buf, size_t size) {
         BackendSession *s = backend_session_of(b, n);
-        ssize_t len;
-        int fd;
+        int fd, r;
 
         if (!s || !s->writes || dfd < 0)
                 return dfd < 0 ? dfd : sysroot_read_text_at(dfd, knob_sysfs_attr(k), buf, size);
@@ -86,10 +85,10 @@ static int sysfs_read_text(Backend *b, const Nic *n, int dfd, KnobId k, char *bu
                 return sysroot_read_text_at(dfd, knob_sysfs_attr(k), buf, size);
         if (fd < 0)
                 return fd;
-        len = sysroot_reread_fd(fd, buf, size);
-        if (len < 0) {
+        r = sysroot_reread_fd(fd, buf, size);
+        if (r < 0) {
                 close(fd);
-                return (int) len;
+                return r;
         }
         session_keep(s, k, fd, false);
         return 0;
@@ -104,9 +103,8 @@ static int sysfs_read_at(Backend *b, const Nic *n, int dfd, int kept_fd, const K
         int r;
 
         if (kept_fd >= 0) {
-                ssize_t len = sysroot_reread_fd(kept_fd, buf, sizeof(buf));
+                r = sysroot_reread_fd(kept_fd, buf, sizeof(buf));
                 close(kept_fd);
-                r = len < 0 ? (int) len : 0;
         } else
                 r = sysfs_read_text(b, n, dfd, k, buf, sizeof(buf));
         if (r < 0)

@@ -200,10 +200,10 @@ int aspm_policy_open(const Sysroot *root) {
 
 int aspm_policy_reread(int fd, char *buf, size_t size) {
         char raw[128];
-        ssize_t r = fd < 0 ? fd : sysroot_reread_fd(fd, raw, sizeof(raw));
+        int r = fd < 0 ? fd : sysroot_reread_fd(fd, raw, sizeof(raw));
 
-        aspm_policy_parse(r < 0 ? (int) r : 0, raw, buf, size);
-        return r < 0 ? (int) r : 0;
+        aspm_policy_parse(r, raw, buf, size);
+        return r;
 }
 
 void machine_read(const Sysroot *root, const char *kernel_release, Machine *ret) {

@@ -165,11 +165,8 @@ int sysroot_open_attr(const Sysroot *s, const char *dir, const char *attr) {
         return open_attr(s, dir, attr);
 }
 
-/*
- * Reads what fd holds into buf (from its start if positional): bounded, NUL-terminated,
- * trailing whitespace cut. The bytes read (before the cut), or -errno.
- */
-static ssize_t read_attr_fd_len(int fd, bool positional, char *buf, size_t size) {
+/* Reads what fd holds into buf (from its start if positional): bounded, NUL-terminated, trailing whitespace stripped. */
+static int read_attr_fd(int fd, bool positional, char *buf, size_t size) {
         size_t n = 0;
 
         if (fd < 0)
@@ -201,12 +198,7 @@ static ssize_t read_attr_fd_len(int fd, bool positional, char *buf, size_t size)
         if (strlen(buf) != n)
                 return -EBADMSG; /* embedded NUL */
         strip_trailing(buf);
-        return (ssize_t) n;
-}
-
-static int read_attr_fd(int fd, bool positional, char *buf, size_t size) {
-        ssize_t r = read_attr_fd_len(fd, positional, buf, size);
-        return r < 0 ? (int) r : 0;
+        return 0;
 }
 
 /*
@@ -294,8 +286,8 @@ int sysroot_write_keep_at(int dfd, const char *attr, const char *value) {
         return fd;
 }
 
-ssize_t sysroot_reread_fd(int fd, char *buf, size_t size) {
-        return read_attr_fd_len(fd, true, buf, size);
+int sysroot_reread_fd(int fd, char *buf, size_t size) {
+        return read_attr_fd(fd, true, buf, size);
 }
 
 int sysroot_open_rw_at(int dfd, const char *attr) {
