@@ -14,8 +14,6 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_sock *, nl_socket_free);
 
 /* libnl's -NLE_* codes stop here: the rest of the program sees negative errno. */
 int nle_to_errno(int nle);
-/* Joins a multicast group on a connected socket, non-blocking, every message to cb. */
-int netlink_subscribe(struct nl_sock *s, int group, nl_recvmsg_msg_cb_t cb, void *arg);
 /*
  * Copies a string attribute that must be NUL-terminated inside the attribute
  * and fit in size; libnl's NLA_NUL_STRING policy checks neither.
@@ -27,16 +25,37 @@ int netlink_attr_string(const struct nlattr *a, char *buf, size_t size);
  * protocol (ethtool-nl.c, rtnl.c) embeds it as the first member of its own
  * monitor, which carries the typed handler its parser calls.
  */
+typedef void (*netlink_message_handler)(struct nlmsghdr *nlh, void *userdata);
 typedef struct NetlinkMonitor {
         struct nl_sock *sock;
+        netlink_message_handler handler;
+        void *userdata;
+        uint8_t *buf; /* NETLINK_MONITOR_BATCH datagrams of NETLINK_MONITOR_DATAGRAM bytes */
+        uint64_t foreign; /* datagrams dropped because the kernel did not send them */
 } NetlinkMonitor;
+
+/*
+ * One receive takes up to NETLINK_MONITOR_BATCH datagrams (recvmmsg()), each of up to
+ * NETLINK_MONITOR_DATAGRAM bytes (libnl's size for them before: a link message is about
+ * 1.5 KiB). The buffer is virtual memory until a message is written into it.
+ */
+#define NETLINK_MONITOR_BATCH 8
+#define NETLINK_MONITOR_DATAGRAM 32768
 
 /* Allocates size bytes (a protocol's monitor, NetlinkMonitor first) and a socket. */
 int netlink_monitor_alloc(size_t size, NetlinkMonitor **ret);
 NetlinkMonitor *netlink_monitor_free(NetlinkMonitor *m);
 DEFINE_TRIVIAL_CLEANUP_FUNC(NetlinkMonitor *, netlink_monitor_free);
 int netlink_monitor_fd(NetlinkMonitor *m);
-/* Dispatches what is queued; -ENOBUFS when the kernel dropped messages. */
+/*
+ * Joins a multicast group on the monitor's connected socket, non-blocking. Each message the
+ * kernel sends it goes to handler; what another process sends to the socket is dropped.
+ */
+int netlink_monitor_subscribe(NetlinkMonitor *m, int group, netlink_message_handler handler, void *userdata);
+/*
+ * Dispatches what is queued: -ENOBUFS when messages were lost (the kernel dropped them, or one
+ * was larger than NETLINK_MONITOR_DATAGRAM) and the caller must resynchronise.
+ */
 int netlink_monitor_receive(NetlinkMonitor *m);
 
 /*

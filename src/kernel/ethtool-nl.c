@@ -397,8 +397,8 @@ int ethtool_notification_features(const EthtoolNotification *ntf, EthtoolFeature
         return 0;
 }
 
-static int on_notification(struct nl_msg *msg, void *arg) {
-        EthtoolNotification ntf = { arg, nlmsg_hdr(msg) };
+static void on_notification(struct nlmsghdr *nlh, void *arg) {
+        EthtoolNotification ntf = { arg, nlh };
         EthtoolMonitor *m = arg;
         char ifname[IFNAMSIZ];
         uint8_t cmd;
@@ -406,7 +406,6 @@ static int on_notification(struct nl_msg *msg, void *arg) {
         /* Only the header here: an interface that is not the caller's costs no decoding. */
         if (ethtool_header_parse_nlh(ntf.nlh, &cmd, ifname, sizeof(ifname)) >= 0)
                 m->handler(cmd, ifname, &ntf, m->userdata);
-        return NL_OK;
 }
 
 int ethtool_monitor_new(EthtoolNl *names_from, ethtool_monitor_handler h, void *userdata, NetlinkMonitor **ret) {
@@ -427,7 +426,7 @@ int ethtool_monitor_new(EthtoolNl *names_from, ethtool_monitor_handler h, void *
         grp = genl_ctrl_resolve_grp(nm->sock, ETHTOOL_GENL_NAME, ETHTOOL_MCGRP_MONITOR_NAME);
         if (grp < 0)
                 return -EOPNOTSUPP;
-        r = netlink_subscribe(nm->sock, grp, on_notification, m);
+        r = netlink_monitor_subscribe(nm, grp, on_notification, m);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(nm);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <sys/socket.h>
 
+#include "base/log.h"
 #include "kernel/netlink-util.h"
 
 int nle_to_errno(int nle) {
@@ -21,39 +22,14 @@ int nle_to_errno(int nle) {
         }
 }
 
-/*
- * Dispatches everything queued on a non-blocking socket to its callbacks;
- * -ENOBUFS when the kernel dropped messages (the caller must resynchronise).
- */
-static int netlink_drain(struct nl_sock *s) {
-        for (;;) {
-                int r = nl_recvmsgs_default(s);
-                if (r == -NLE_AGAIN)
-                        return 0;
-                if (r == -NLE_NOMEM || r == -NLE_MSG_OVERFLOW)
-                        return -ENOBUFS;
-                if (r < 0)
-                        return nle_to_errno(r);
-        }
-}
-
-int netlink_subscribe(struct nl_sock *s, int group, nl_recvmsg_msg_cb_t cb, void *arg) {
+int netlink_monitor_subscribe(NetlinkMonitor *m, int group, netlink_message_handler handler, void *userdata) {
         int r;
 
-        /* Notifications are not answers to our requests: no sequence numbers to check. */
-        nl_socket_disable_seq_check(s);
-        /*
-         * One recvmsg() per notification: a buffer that holds any of them (a link message is
-         * about 1.5 KiB) instead of peeking at each one's size first.
-         */
-        nl_socket_disable_msg_peek(s);
-        r = nl_socket_set_msg_buf_size(s, 32768);
+        m->handler = handler;
+        m->userdata = userdata;
+        r = nl_socket_add_membership(m->sock, group);
         if (r >= 0)
-                r = nl_socket_add_membership(s, group);
-        if (r >= 0)
-                r = nl_socket_set_nonblocking(s);
-        if (r >= 0)
-                r = nl_socket_modify_cb(s, NL_CB_VALID, NL_CB_CUSTOM, cb, arg);
+                r = nl_socket_set_nonblocking(m->sock);
         return nle_to_errno(r);
 }
 
@@ -80,8 +56,10 @@ int netlink_monitor_alloc(size_t size, NetlinkMonitor **ret) {
         if (!m)
                 return -ENOMEM;
         m->sock = nl_socket_alloc();
-        if (!m->sock) {
-                free(m);
+        /* Untouched until written: a monitor costs the pages its messages fill. */
+        m->buf = malloc(NETLINK_MONITOR_BATCH * NETLINK_MONITOR_DATAGRAM);
+        if (!m->sock || !m->buf) {
+                netlink_monitor_free(m);
                 return -ENOMEM;
         }
         *ret = m;
@@ -92,13 +70,69 @@ NetlinkMonitor *netlink_monitor_free(NetlinkMonitor *m) {
         if (!m)
                 return NULL;
         nl_socket_free(m->sock);
+        free(m->buf);
         free(m);
         return NULL;
 }
 
 int netlink_monitor_fd(NetlinkMonitor *m) { return nl_socket_get_fd(m->sock); }
 
-int netlink_monitor_receive(NetlinkMonitor *m) { return netlink_drain(m->sock); }
+/* The messages of one datagram (the kernel may put several in one), control messages aside. */
+static void dispatch_datagram(NetlinkMonitor *m, uint8_t *data, size_t len) {
+        int left = (int) len;
+
+        for (struct nlmsghdr *nlh = (struct nlmsghdr *) data; nlmsg_ok(nlh, left); nlh = nlmsg_next(nlh, &left))
+                if (nlh->nlmsg_type >= NLMSG_MIN_TYPE)
+                        m->handler(nlh, m->userdata);
+}
+
+/*
+ * recvmmsg() rather than libnl's receive: one call takes every datagram queued (up to the
+ * batch), and a call that got fewer than it asked for found the queue empty, so no call is
+ * spent on EAGAIN. Nothing is allocated per message. Only the kernel's datagrams (port id 0)
+ * are read, as sd-netlink does: a process with CAP_NET_ADMIN may send to our port id too.
+ */
+int netlink_monitor_receive(NetlinkMonitor *m) {
+        int fd = netlink_monitor_fd(m), ret = 0;
+
+        for (;;) {
+                struct sockaddr_nl from[NETLINK_MONITOR_BATCH];
+                struct iovec iov[NETLINK_MONITOR_BATCH];
+                struct mmsghdr msgs[NETLINK_MONITOR_BATCH];
+                int n;
+
+                for (int i = 0; i < NETLINK_MONITOR_BATCH; i++) {
+                        iov[i] = (struct iovec) { m->buf + (size_t) i * NETLINK_MONITOR_DATAGRAM, NETLINK_MONITOR_DATAGRAM };
+                        msgs[i] = (struct mmsghdr) { .msg_hdr = { .msg_name = &from[i], .msg_namelen = sizeof(from[i]),
+                                                                  .msg_iov = &iov[i], .msg_iovlen = 1 } };
+                }
+                n = recvmmsg(fd, msgs, NETLINK_MONITOR_BATCH, MSG_DONTWAIT, NULL);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        if (errno == EAGAIN || errno == EWOULDBLOCK)
+                                return ret;
+                        return errno == ENOBUFS ? -ENOBUFS : -errno;
+                }
+                for (int i = 0; i < n; i++) {
+                        if (msgs[i].msg_hdr.msg_namelen < sizeof(struct sockaddr_nl) || from[i].nl_pid != 0) {
+                                m->foreign++;
+                                continue;
+                        }
+                        if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
+                                log_warning("A netlink notification larger than %d bytes was cut short: taken as lost.",
+                                            NETLINK_MONITOR_DATAGRAM);
+                                ret = -ENOBUFS;
+                                continue;
+                        }
+                        dispatch_datagram(m, iov[i].iov_base, msgs[i].msg_len);
+                }
+                /* Fewer than asked for: the queue was empty (an error after some is told by the next call,
+                 * when epoll says the socket is readable again). */
+                if (n < NETLINK_MONITOR_BATCH)
+                        return ret;
+        }
+}
 
 static int netlink_set_rcvbuf(int fd, int bytes, int *ret) {
         socklen_t l = sizeof(int);

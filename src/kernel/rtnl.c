@@ -14,9 +14,7 @@ typedef struct RtnlMonitor {
         void *userdata;
 } RtnlMonitor;
 
-static int on_link(struct nl_msg *msg, void *arg) {
-        RtnlMonitor *m = arg;
-        struct nlmsghdr *nlh = nlmsg_hdr(msg);
+static int link_message(struct nlmsghdr *nlh, RtnlMonitor *m) {
         struct nlattr *tb[IFLA_MAX + 1];
         struct ifinfomsg *ifi;
         char ifname[IFNAMSIZ];
@@ -30,6 +28,15 @@ static int on_link(struct nl_msg *msg, void *arg) {
                 return NL_OK;
         m->handler(ifname, ifi->ifi_index, ifi->ifi_flags, nlh->nlmsg_type == RTM_DELLINK, m->userdata);
         return NL_OK;
+}
+
+/* The monitor's notifications and the dump's replies go through one parser. */
+static void on_link_notification(struct nlmsghdr *nlh, void *arg) {
+        (void) link_message(nlh, arg);
+}
+
+static int on_link(struct nl_msg *msg, void *arg) {
+        return link_message(nlmsg_hdr(msg), arg);
 }
 
 int rtnl_monitor_new(rtnl_link_handler h, void *userdata, NetlinkMonitor **ret) {
@@ -46,7 +53,7 @@ int rtnl_monitor_new(rtnl_link_handler h, void *userdata, NetlinkMonitor **ret) 
         r = nl_connect(nm->sock, NETLINK_ROUTE);
         if (r < 0)
                 return nle_to_errno(r);
-        r = netlink_subscribe(nm->sock, RTNLGRP_LINK, on_link, m);
+        r = netlink_monitor_subscribe(nm, RTNLGRP_LINK, on_link_notification, m);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(nm);
