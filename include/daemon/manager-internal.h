@@ -79,6 +79,8 @@ typedef struct Manager {
         bool everything;        /* re-apply every NIC */
         LinkPowerSources power; /* dynamic link power's timer and wake sockets */
         bool running;           /* the event loop runs: events are acted on at once */
+        bool echoes;            /* our ethtool SETs made notifications for our own monitors: read them */
+        bool batching;          /* inside a receive or the worker's round, which reads them after */
         bool records_unsure;    /* the start-up sweep left link power records behind */
         ManagerMetrics metrics;
 } Manager;
@@ -88,6 +90,14 @@ void manager_do(Manager *m, Link *l, LinkWork w);
 /* Work for every NIC, or one, at the next idle moment. */
 void manager_schedule(Manager *m);
 void manager_mark_dirty(Manager *m, Link *l);
+void manager_enqueue(Manager *m, Link *l);
+
+/* manager-netlink.c: the rtnetlink and ethtool monitors, attached to the loop. */
+int manager_netlink_watch(Manager *m);
+/* Every link of the namespace, as if each had just been told (start-up). */
+int manager_links_dump(Manager *m);
+/* Reads the notifications our own ethtool SETs made (echoes), unless a receive or the worker's round will. */
+void manager_read_echoes(Manager *m);
 /* An apply of this NIC now, before the caller goes on (Apply over D-Bus answers after it); queued while a rescan is due. */
 void manager_apply_now(Manager *m, Link *l);
 /* Resolves the profile again (power source, runtime choice); says so and marks everything when it changed. */

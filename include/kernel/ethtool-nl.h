@@ -21,6 +21,8 @@ typedef struct EthtoolError {
 
 int ethtool_nl_new(EthtoolNl **ret);
 EthtoolNl *ethtool_nl_free(EthtoolNl *e);
+/* SET requests sent so far (0 for NULL): each may have the kernel notify its monitors, ours too. */
+uint64_t ethtool_nl_sets(const EthtoolNl *e);
 DEFINE_TRIVIAL_CLEANUP_FUNC(EthtoolNl *, ethtool_nl_free);
 
 /*

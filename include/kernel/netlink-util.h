@@ -32,6 +32,8 @@ typedef struct NetlinkMonitor {
         void *userdata;
         uint8_t *buf; /* NETLINK_MONITOR_BATCH datagrams of NETLINK_MONITOR_DATAGRAM bytes */
         uint64_t foreign; /* datagrams dropped because the kernel did not send them */
+        bool receiving;   /* inside netlink_monitor_receive(), whose handler may ask again */
+        bool again;
 } NetlinkMonitor;
 
 /*
@@ -54,7 +56,8 @@ int netlink_monitor_fd(NetlinkMonitor *m);
 int netlink_monitor_subscribe(NetlinkMonitor *m, int group, netlink_message_handler handler, void *userdata);
 /*
  * Dispatches what is queued: -ENOBUFS when messages were lost (the kernel dropped them, or one
- * was larger than NETLINK_MONITOR_DATAGRAM) and the caller must resynchronise.
+ * was larger than NETLINK_MONITOR_DATAGRAM) and the caller must resynchronise. Called from one
+ * of its own handlers, it only asks the receive under way to read the queue once more.
  */
 int netlink_monitor_receive(NetlinkMonitor *m);
 

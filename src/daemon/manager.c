@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <inttypes.h>
 #include <malloc.h>
-#include <net/if.h>
 #include <signal.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-device.h>
 #include <systemd/sd-event.h>
-#include <linux/ethtool_netlink.h>
 
 #include "base/log.h"
 #include "daemon/link-set.h"
@@ -14,7 +12,6 @@
 #include "daemon/manager-internal.h"
 #include "decide/nic-log.h"
 #include "kernel/packet-wake.h"
-#include "kernel/rtnl.h"
 #include "state/link-power-record.h"
 #include "state/lock.h"
 #include "state/undo.h"
@@ -23,7 +20,7 @@ void manager_schedule(Manager *m) {
         sd_event_source_set_enabled(m->work, SD_EVENT_ONESHOT);
 }
 
-static void manager_enqueue(Manager *m, Link *l) {
+void manager_enqueue(Manager *m, Link *l) {
         if (!l->queued) {
                 l->queued = true;
                 m->links.queue[m->n_queue++] = (size_t) (l - m->links.links);
@@ -137,6 +134,7 @@ static void manager_retry_later(Manager *m) {
 
 /* What one NIC's turn in the worker does: a drift check, an apply. */
 static void manager_work_link(Manager *m, Link *l) {
+        uint64_t sets = ethtool_nl_sets(m->c.backend.nl);
         LinkWork w = 0;
 
         if (l->drift_check) {
@@ -152,6 +150,10 @@ static void manager_work_link(Manager *m, Link *l) {
                 manager_count(m, l, +1);
         }
         manager_do(m, l, w & ~LINK_WORK_NOW); /* it is at work now */
+        if (ethtool_nl_sets(m->c.backend.nl) != sets) {
+                m->echoes = true;
+                manager_read_echoes(m);
+        }
 }
 
 void manager_apply_now(Manager *m, Link *l) {
@@ -201,7 +203,12 @@ static void manager_work(Manager *m) {
 }
 
 static int on_work(sd_event_source *s, void *userdata) {
-        manager_work(userdata);
+        Manager *m = userdata;
+
+        m->batching = true;
+        manager_work(m);
+        m->batching = false;
+        manager_read_echoes(m);
         return 0;
 }
 
@@ -242,104 +249,6 @@ static int on_device(sd_device_monitor *monitor, sd_device *d, void *userdata) {
                 break;
         case LINK_SET_NOTHING:
                 break;
-        }
-        return 0;
-}
-
-/*
- * The one place where rtnetlink tells of an interface of a managed NIC (its messages and its
- * dumps): one that appeared (an ifindex not seen before) is applied at once, one that came
- * up is re-applied (r8169 rewrites IntrMitigate on every open).
- */
-static void on_link(const char *ifname, int ifindex, unsigned flags, bool removed, void *userdata) {
-        Manager *m = userdata;
-        size_t k;
-        Link *l = link_set_find_ifname(&m->links, ifname, &k);
-
-        /* Not ours: one lookup, nothing else. */
-        if (!l)
-                return;
-        l->ifaces[k].seen = m->dump;
-        manager_do(m, l,
-                   removed ? link_iface_removed(l, &m->env, k, ifindex)
-                           : link_iface_changed(l, &m->env, k, ifindex, flags & IFF_UP, flags & IFF_LOWER_UP));
-}
-
-/*
- * The kernel dropped link notifications (the receive queue overflowed): what changed is
- * learnt again from a dump of the links, and only that is acted on. A managed interface the
- * dump does not list is gone.
- */
-static void manager_resync_links(Manager *m) {
-        size_t queued = m->n_queue, gone = 0;
-        int r;
-
-        m->dump++;
-        r = rtnl_dump_links(on_link, m);
-        if (r < 0) {
-                log_warning_errno(r, "Cannot dump the links to resynchronise (%m); re-applying every NIC.");
-                /* Lost notifications may have told of interfaces: none is taken for absent any more. */
-                for (size_t i = 0; i < m->links.n; i++)
-                        link_forget_absent(&m->links.links[i]);
-                m->everything = true;
-                manager_schedule(m);
-                return;
-        }
-        for (size_t i = 0; i < m->links.n; i++) {
-                Link *l = &m->links.links[i];
-                for (size_t k = 0; k < l->nic.n_ifnames; k++)
-                        if (l->ifaces[k].seen != m->dump && l->ifaces[k].ifindex != 0) {
-                                manager_do(m, l, link_iface_removed(l, &m->env, k, l->ifaces[k].ifindex));
-                                gone++;
-                        }
-        }
-        log_info("Resynchronised from a dump of the links: %zu NIC%s applied, %zu interface%s gone.", m->n_queue - queued,
-                 m->n_queue - queued == 1 ? "" : "s", gone, gone == 1 ? "" : "s");
-}
-
-static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        Manager *m = userdata;
-        if (netlink_monitor_receive(m->rtnl) == -ENOBUFS) {
-                log_notice("Link notifications were lost (the receive queue overflowed); resynchronising from a dump of the links.");
-                manager_resync_links(m);
-        }
-        return 0;
-}
-
-static void on_ethtool_ntf(uint8_t cmd, const char *ifname, const EthtoolNotification *ntf, void *userdata) {
-        _cleanup_(ethtool_features_done) EthtoolFeatures features = {};
-        Manager *m = userdata;
-        unsigned backends = 0;
-        Link *l;
-
-        for (int b = 0; b < _KNOB_BACKEND_MAX; b++)
-                if (knob_backends[b].drift_ntf && knob_backends[b].drift_ntf == cmd)
-                        backends |= 1u << b;
-        if (!backends)
-                return;
-        l = link_set_find_ifname(&m->links, ifname, NULL);
-        if (!l)
-                return;
-        backends = link_ethtool_notified(l, backends, ethtool_notification_features(ntf, &features) >= 0 ? &features : NULL);
-        if (!backends)
-                return;
-        l->drift_check |= backends;
-        manager_enqueue(m, l);
-}
-
-static int on_ethtool_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        Manager *m = userdata;
-        if (netlink_monitor_receive(m->ethmon) == -ENOBUFS) {
-                /* No dump tells what another tool changed meanwhile: look at every NIC, change nothing unasked. */
-                log_notice("Ethtool notifications were lost (the receive queue overflowed); checking every NIC for drift.");
-                unsigned backends = 0;
-                for (int b = 0; b < _KNOB_BACKEND_MAX; b++)
-                        if (knob_backends[b].drift_ntf)
-                                backends |= 1u << b;
-                for (size_t i = 0; i < m->links.n; i++) {
-                        m->links.links[i].drift_check |= backends;
-                        manager_enqueue(m, &m->links.links[i]);
-                }
         }
         return 0;
 }
@@ -496,7 +405,7 @@ static void on_desktop_profile(Profile p, void *userdata) {
 }
 
 static int manager_watch(Manager *m) {
-        int r, rcvbuf = netlink_monitor_rcvbuf(), got = 0;
+        int r;
 
         r = sd_device_monitor_new(&m->monitor);
         /* udevd broadcasts a burst as fast as it works through it: room for all of it, as networkd has. */
@@ -515,29 +424,9 @@ static int manager_watch(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Cannot watch udev events: %m");
 
-        r = rtnl_monitor_new(on_link, m, &m->rtnl);
-        if (r >= 0) {
-                int q = netlink_monitor_set_rcvbuf(m->rtnl, rcvbuf, &got);
-                if (q < 0)
-                        log_warning_errno(q, "Cannot size the link monitor's receive buffer, a burst may overflow it: %m");
-                else
-                        log_debug("Link monitor: receive buffer %d bytes.", got);
-        }
-        if (r >= 0)
-                r = sd_event_add_io(m->event, &m->rtnl_source, netlink_monitor_fd(m->rtnl), EPOLLIN, on_rtnl_io, m);
-        /* The kernel's word first: udevd's copy of the same event comes later and is then a no-op. */
-        if (r >= 0)
-                r = sd_event_source_set_priority(m->rtnl_source, SD_EVENT_PRIORITY_NORMAL - 10);
+        r = manager_netlink_watch(m);
         if (r < 0)
-                return log_error_errno(r, "Cannot watch link changes: %m");
-
-        r = ethtool_monitor_new(m->c.backend.nl, on_ethtool_ntf, m, &m->ethmon);
-        if (r >= 0)
-                (void) netlink_monitor_set_rcvbuf(m->ethmon, rcvbuf, NULL);
-        if (r >= 0)
-                r = sd_event_add_io(m->event, NULL, netlink_monitor_fd(m->ethmon), EPOLLIN, on_ethtool_io, m);
-        if (r < 0)
-                log_warning_errno(r, "Cannot watch ethtool notifications, changes by other tools go unnoticed: %m");
+                return r;
 
         /* Resume from suspend, through logind. No system bus (containers, tests) is not an error. */
         r = sd_bus_open_system(&m->bus);
@@ -629,7 +518,7 @@ static int manager_start(Manager *m) {
         if (r < 0)
                 return r;
         /* Which interfaces of the NICs exist and are up: what later notifications are compared with. */
-        if (rtnl_dump_links(on_link, m) < 0)
+        if (manager_links_dump(m) < 0)
                 log_warning("Cannot list the links; an interface is re-applied at its first notification.");
         else
                 /* What the dump did not list is not there: its first apply asks ethtool nothing. */
@@ -637,7 +526,10 @@ static int manager_start(Manager *m) {
                         for (size_t k = 0; k < m->links.links[i].nic.n_ifnames; k++)
                                 m->links.links[i].ifaces[k].absent = m->links.links[i].ifaces[k].ifindex == 0;
         m->everything = true;
+        m->batching = true;
         manager_work(m);
+        m->batching = false;
+        manager_read_echoes(m);
         (void) manager_metrics_configure(m);
         /* Discovery and the first apply of every NIC churned the heap: the daemon idles small. */
         malloc_trim(0);

@@ -34,6 +34,7 @@ struct EthtoolNl {
         /* Requests for index_name also carry its ifindex: the kernel then checks the two agree. */
         char index_name[IFNAMSIZ];
         int index;
+        uint64_t sets; /* SET requests sent */
 };
 
 typedef int (*reply_parser)(struct nlmsghdr *nlh, void *userdata);
@@ -135,6 +136,10 @@ int ethtool_nl_new(EthtoolNl **ret) {
                 return nle_to_errno(r);
         *ret = TAKE_PTR(e);
         return 0;
+}
+
+uint64_t ethtool_nl_sets(const EthtoolNl *e) {
+        return e ? e->sets : 0;
 }
 
 EthtoolNl *ethtool_nl_free(EthtoolNl *e) {
@@ -296,6 +301,7 @@ int ethtool_nl_features_set(EthtoolNl *e, const char *ifname, const char *const 
         _cleanup_nlmsg_ struct nl_msg *m = NULL;
         int r;
 
+        e->sets++;
         m = request_new_flags(e, ETHTOOL_MSG_FEATURES_SET, ETHTOOL_A_FEATURES_HEADER, ifname, flags);
         if (!m)
                 return -ENOMEM;
@@ -353,6 +359,7 @@ int ethtool_nl_attrs_set(EthtoolNl *e, uint8_t cmd, uint16_t header_attr, const 
                          const uint8_t *widths, const uint32_t *values, size_t n, EthtoolError *err) {
         _cleanup_nlmsg_ struct nl_msg *m = NULL;
 
+        e->sets++;
         m = request_new(e, cmd, header_attr, ifname);
         if (!m)
                 return -ENOMEM;

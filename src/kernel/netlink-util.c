@@ -92,7 +92,7 @@ static void dispatch_datagram(NetlinkMonitor *m, uint8_t *data, size_t len) {
  * spent on EAGAIN. Nothing is allocated per message. Only the kernel's datagrams (port id 0)
  * are read, as sd-netlink does: a process with CAP_NET_ADMIN may send to our port id too.
  */
-int netlink_monitor_receive(NetlinkMonitor *m) {
+static int receive(NetlinkMonitor *m) {
         int fd = netlink_monitor_fd(m), ret = 0;
 
         for (;;) {
@@ -128,10 +128,27 @@ int netlink_monitor_receive(NetlinkMonitor *m) {
                         dispatch_datagram(m, iov[i].iov_base, msgs[i].msg_len);
                 }
                 /* Fewer than asked for: the queue was empty (an error after some is told by the next call,
-                 * when epoll says the socket is readable again). */
-                if (n < NETLINK_MONITOR_BATCH)
+                 * when epoll says the socket is readable again), unless a handler asked for another look. */
+                if (n < NETLINK_MONITOR_BATCH && !m->again)
                         return ret;
+                m->again = false;
         }
+}
+
+int netlink_monitor_receive(NetlinkMonitor *m) {
+        int r;
+
+        /* A handler's work made more messages: read by the loop below once this batch is done,
+         * not into the buffer it is reading. */
+        if (m->receiving) {
+                m->again = true;
+                return 0;
+        }
+        m->receiving = true;
+        m->again = false;
+        r = receive(m);
+        m->receiving = false;
+        return r;
 }
 
 static int netlink_set_rcvbuf(int fd, int bytes, int *ret) {
