@@ -16,6 +16,7 @@
  * nic_discover() instead. libpci is used from one place, without threads.
  */
 static jmp_buf pci_error_jmp;
+#define PCI_HEADER_LEN 64 /* the standard header of config space */
 static char pci_error_msg[256];
 
 static void _printf_(1, 2) __attribute__((noreturn)) pci_on_error(char *fmt, ...) {
@@ -179,11 +180,13 @@ static void read_runtime_status(const Sysroot *root, Nic *n) {
 }
 
 /*
- * ids: what read_ids() found in the function's directory dfd (the scan filters on them
- * before libpci is asked); libpci reads the config space (capabilities, the link).
- * devices_fd: the scan's bus/pci/devices, where the function's link says its port.
+ * ids: vendor and device as read_ids() found them in the function's directory dfd (the scan
+ * filters on them before libpci is asked), the subsystem ids from header; libpci reads the
+ * config space (capabilities, the link). devices_fd: the scan's bus/pci/devices, where the
+ * function's link says its port.
  */
-static int nic_from_pci(const Sysroot *root, struct pci_dev *d, int devices_fd, int dfd, const uint16_t ids[4], Nic *n) {
+static void nic_from_pci(struct pci_dev *d, int devices_fd, int dfd, const uint16_t ids[4], const uint8_t *header,
+                         const Sysroot *root, Nic *n) {
         uint64_t rev;
 
         *n = (Nic) { .xid = CHIP_XID_INVALID, .xid2 = CHIP_XID2_INVALID };
@@ -193,15 +196,17 @@ static int nic_from_pci(const Sysroot *root, struct pci_dev *d, int devices_fd, 
         n->subsys_vendor = ids[2];
         n->subsys_device = ids[3];
         pci_fill_info(d, PCI_FILL_CAPS | PCI_FILL_EXT_CAPS);
-        n->revision = sysroot_read_u64_at(dfd, "revision", &rev) >= 0 && rev <= UINT8_MAX ? (uint8_t) rev
-                                                                                          : pci_read_byte(d, PCI_REVISION_ID);
+        if (header)
+                n->revision = header[PCI_REVISION_ID];
+        else
+                n->revision = sysroot_read_u64_at(dfd, "revision", &rev) >= 0 && rev <= UINT8_MAX ? (uint8_t) rev
+                                                                                                  : pci_read_byte(d, PCI_REVISION_ID);
         read_driver(dfd, n);
         read_link_caps(d, &n->link);
         read_upstream(devices_fd, n);
         read_ifnames(root, n);
         read_perm_mac(root, n);
         read_runtime_status(root, n);
-        return 0;
 }
 
 static int slot_cmp(const void *a, const void *b) {
@@ -231,11 +236,52 @@ static int read_ids(int dfd, int from, int to, uint16_t ids[4]) {
 }
 
 /*
+ * The standard header, 64 bytes (what the kernel lets any user read, as lspci -x does), in one
+ * read kept as libpci's cache of the device: the subsystem ids, the revision, the status and
+ * the capability pointer then cost no read of their own. False: not read, nothing cached.
+ */
+static bool read_header(struct pci_dev *d, uint8_t header[static PCI_HEADER_LEN]) {
+        if (!pci_read_block(d, 0, header, PCI_HEADER_LEN))
+                return false;
+        pci_setup_cache(d, header, PCI_HEADER_LEN);
+        return true;
+}
+
+/*
+ * One function: the port above a NIC (upstream_only), or a NIC into n. 1: a function whose
+ * subsystem ids say it is no NIC of ours after all (claimed: read all the same). header: the
+ * buffer libpci's cache of d points into until d is freed.
+ */
+static int read_dev(struct pci_dev *d, uint8_t header[static PCI_HEADER_LEN], const Sysroot *root, int devices_fd,
+                    int dfd, uint16_t ids[4], bool claimed, Nic *n, PciLink *upstream_only) {
+        bool cached = read_header(d, header);
+        int r = 0;
+
+        if (upstream_only) {
+                pci_fill_info(d, PCI_FILL_CAPS | PCI_FILL_EXT_CAPS);
+                read_link_caps(d, upstream_only);
+                return 0;
+        }
+        /* Subsystem ids are a type 0 (endpoint) header's; without the header, the kernel's attributes. */
+        if (cached && (header[PCI_HEADER_TYPE] & 0x7f) == PCI_HEADER_TYPE_NORMAL) {
+                ids[2] = (uint16_t) (header[PCI_SUBSYSTEM_VENDOR_ID] | header[PCI_SUBSYSTEM_VENDOR_ID + 1] << 8);
+                ids[3] = (uint16_t) (header[PCI_SUBSYSTEM_ID] | header[PCI_SUBSYSTEM_ID + 1] << 8);
+        } else
+                r = read_ids(dfd, 2, 4, ids);
+        if (r < 0)
+                return r;
+        if (!claimed && !chip_pci_id_known(ids[0], ids[1], ids[2], ids[3]))
+                return 1;
+        nic_from_pci(d, devices_fd, dfd, ids, cached ? header : NULL, root, n);
+        return 0;
+}
+
+/*
  * libpci reads one device: with its error callback jumping back here, a device
  * that vanishes while it is read costs that device, not the whole scan.
  */
 static int read_one(struct pci_access *pacc, const Sysroot *root, const char *slot, int devices_fd, int dfd,
-                    const uint16_t ids[4], Nic *n, PciLink *upstream_only) {
+                    uint16_t ids[4], bool claimed, Nic *n, PciLink *upstream_only) {
         struct pci_dev *volatile d = NULL;
         unsigned domain, bus, dev, func;
 
@@ -249,14 +295,13 @@ static int read_one(struct pci_access *pacc, const Sysroot *root, const char *sl
         d = pci_get_dev(pacc, (int) domain, (int) bus, (int) dev, (int) func);
         if (!d)
                 return -ENOMEM;
-        if (upstream_only) {
-                pci_fill_info(d, PCI_FILL_CAPS | PCI_FILL_EXT_CAPS);
-                read_link_caps(d, upstream_only);
-        } else {
-                nic_from_pci(root, d, devices_fd, dfd, ids, n);
+        {
+                /* Declared after setjmp(): nothing here lives across a jump. */
+                uint8_t header[PCI_HEADER_LEN];
+                int r = read_dev(d, header, root, devices_fd, dfd, ids, claimed, n, upstream_only);
+                pci_free_dev(d);
+                return r;
         }
-        pci_free_dev(d);
-        return 0;
 }
 
 /* libpci's set-up and tear-down, each under an error jump of its own (no setjmp in the caller). */
@@ -325,10 +370,6 @@ int nic_discover(const Sysroot *root, const SlotClaims *claims, NicList *ret) {
                 r = read_ids(dfd, 0, 2, ids);
                 if (r >= 0 && !claim && !chip_pci_id_may_be_known(ids[0], ids[1]))
                         continue;
-                if (r >= 0)
-                        r = read_ids(dfd, 2, 4, ids);
-                if (r >= 0 && !claim && !chip_pci_id_known(ids[0], ids[1], ids[2], ids[3]))
-                        continue;
                 nics = r >= 0 ? reallocarray(l.nics, l.n + 1, sizeof(Nic)) : NULL;
                 if (r >= 0 && !nics) {
                         nic_list_done(&l);
@@ -338,7 +379,9 @@ int nic_discover(const Sysroot *root, const SlotClaims *claims, NicList *ret) {
                 if (nics)
                         l.nics = nics;
                 if (r >= 0)
-                        r = read_one(pacc, root, name, dir.fd, dfd, ids, &l.nics[l.n], NULL);
+                        r = read_one(pacc, root, name, dir.fd, dfd, ids, claim, &l.nics[l.n], NULL);
+                if (r > 0)
+                        continue; /* its subsystem ids say it is not ours */
                 if (r >= 0 && claim)
                         l.nics[l.n].claim = *claim;
                 if (r < 0) {
@@ -358,7 +401,7 @@ int nic_discover(const Sysroot *root, const SlotClaims *claims, NicList *ret) {
         /* The other end of each link: the port above the NIC. */
         for (size_t i = 0; i < l.n; i++)
                 if (l.nics[i].upstream[0])
-                        (void) read_one(pacc, root, l.nics[i].upstream, -EBADF, -EBADF, NULL, NULL, &l.nics[i].upstream_link);
+                        (void) read_one(pacc, root, l.nics[i].upstream, -EBADF, -EBADF, NULL, false, NULL, &l.nics[i].upstream_link);
 done:
         pci_close(pacc);
         if (ret_error < 0)
