@@ -32,14 +32,16 @@ typedef struct NetlinkMonitor {
         void *userdata;
         uint8_t *buf; /* NETLINK_MONITOR_BATCH datagrams of NETLINK_MONITOR_DATAGRAM bytes */
         uint64_t foreign; /* datagrams dropped because the kernel did not send them */
-        bool receiving;   /* inside netlink_monitor_receive(), whose handler may ask again */
+        /* Inside netlink_monitor_receive(), whose handler may ask again: a backstop, the daemon does not
+         * receive from a handler (manager_read_echoes() waits for the receive to end). */
+        bool receiving;
         bool again;
 } NetlinkMonitor;
 
 /*
  * One receive takes up to NETLINK_MONITOR_BATCH datagrams (recvmmsg()), each of up to
  * NETLINK_MONITOR_DATAGRAM bytes (libnl's size for them before: a link message is about
- * 1.5 KiB). The buffer is virtual memory until a message is written into it.
+ * 1.5 KiB). The buffer is a mapping of its own: memory only where a message was written.
  */
 #define NETLINK_MONITOR_BATCH 8
 #define NETLINK_MONITOR_DATAGRAM 32768

@@ -63,18 +63,18 @@ static void manager_resync_links(Manager *m) {
 }
 
 static void manager_receive_links(Manager *m) {
-        bool outer = !m->batching;
-        int r;
+        bool was = m->batching;
 
         if (!m->rtnl)
                 return;
         m->batching = true;
-        r = netlink_monitor_receive(m->rtnl);
-        m->batching = !outer;
-        if (r == -ENOBUFS) {
+        /* The resync's dump too: a NIC it applies at once must not read the monitor, whose messages
+         * are newer than the dump's, in the middle of the dump. */
+        if (netlink_monitor_receive(m->rtnl) == -ENOBUFS) {
                 log_notice("Link notifications were lost (the receive queue overflowed); resynchronising from a dump of the links.");
                 manager_resync_links(m);
         }
+        m->batching = was;
 }
 
 static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {

@@ -202,13 +202,18 @@ static void manager_work(Manager *m) {
         manager_notify_status(m, NULL);
 }
 
-static int on_work(sd_event_source *s, void *userdata) {
-        Manager *m = userdata;
+/* A round of the worker: the echoes of its SETs are read when it is done, all of its NICs' at once. */
+static void manager_work_round(Manager *m) {
+        bool was = m->batching;
 
         m->batching = true;
         manager_work(m);
-        m->batching = false;
+        m->batching = was;
         manager_read_echoes(m);
+}
+
+static int on_work(sd_event_source *s, void *userdata) {
+        manager_work_round(userdata);
         return 0;
 }
 
@@ -327,7 +332,7 @@ void manager_reload(Manager *m) {
         manager_update_profile(m);
         m->everything = true;
         m->rescan = true;
-        manager_work(m);
+        manager_work_round(m);
         manager_notify_status(m, "READY=1\n");
         manager_bus_changed(m, "ConfigProblems");
         manager_bus_changed(m, "Profile");
@@ -526,10 +531,7 @@ static int manager_start(Manager *m) {
                         for (size_t k = 0; k < m->links.links[i].nic.n_ifnames; k++)
                                 m->links.links[i].ifaces[k].absent = m->links.links[i].ifaces[k].ifindex == 0;
         m->everything = true;
-        m->batching = true;
-        manager_work(m);
-        m->batching = false;
-        manager_read_echoes(m);
+        manager_work_round(m);
         (void) manager_metrics_configure(m);
         /* Discovery and the first apply of every NIC churned the heap: the daemon idles small. */
         malloc_trim(0);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <sys/mman.h>
 #include <sys/socket.h>
 
 #include "base/log.h"
@@ -56,8 +57,11 @@ int netlink_monitor_alloc(size_t size, NetlinkMonitor **ret) {
         if (!m)
                 return -ENOMEM;
         m->sock = nl_socket_alloc();
-        /* Untouched until written: a monitor costs the pages its messages fill. */
-        m->buf = malloc(NETLINK_MONITOR_BATCH * NETLINK_MONITOR_DATAGRAM);
+        /* A mapping of its own, never written by anything else: a monitor costs the pages its messages fill. */
+        m->buf = mmap(NULL, NETLINK_MONITOR_BATCH * NETLINK_MONITOR_DATAGRAM, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m->buf == MAP_FAILED)
+                m->buf = NULL;
         if (!m->sock || !m->buf) {
                 netlink_monitor_free(m);
                 return -ENOMEM;
@@ -70,7 +74,8 @@ NetlinkMonitor *netlink_monitor_free(NetlinkMonitor *m) {
         if (!m)
                 return NULL;
         nl_socket_free(m->sock);
-        free(m->buf);
+        if (m->buf)
+                (void) munmap(m->buf, NETLINK_MONITOR_BATCH * NETLINK_MONITOR_DATAGRAM);
         free(m);
         return NULL;
 }
@@ -112,10 +117,12 @@ static int receive(NetlinkMonitor *m) {
                                 continue;
                         if (errno == EAGAIN || errno == EWOULDBLOCK)
                                 return ret;
-                        return errno == ENOBUFS ? -ENOBUFS : -errno;
+                        /* A datagram cut short earlier in this receive is a loss too. */
+                        return ret < 0 ? ret : -errno;
                 }
                 for (int i = 0; i < n; i++) {
                         if (msgs[i].msg_hdr.msg_namelen < sizeof(struct sockaddr_nl) || from[i].nl_pid != 0) {
+                                log_debug("Dropped a netlink datagram from port id %u: not the kernel's.", from[i].nl_pid);
                                 m->foreign++;
                                 continue;
                         }

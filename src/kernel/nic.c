@@ -10,13 +10,14 @@
 #include "base/log.h"
 #include "kernel/nic.h"
 
+#define PCI_HEADER_LEN 64 /* the standard header of config space */
+
 /*
  * libpci's error callback must not return (it would continue with garbage)
  * and by default calls exit(1): a daemon cannot allow either. We jump back to
  * nic_discover() instead. libpci is used from one place, without threads.
  */
 static jmp_buf pci_error_jmp;
-#define PCI_HEADER_LEN 64 /* the standard header of config space */
 static char pci_error_msg[256];
 
 static void _printf_(1, 2) __attribute__((noreturn)) pci_on_error(char *fmt, ...) {
@@ -262,7 +263,12 @@ static int read_dev(struct pci_dev *d, uint8_t header[static PCI_HEADER_LEN], co
                 read_link_caps(d, upstream_only);
                 return 0;
         }
-        /* Subsystem ids are a type 0 (endpoint) header's; without the header, the kernel's attributes. */
+        /*
+         * Subsystem ids are a type 0 (endpoint) header's; without the header, the kernel's attributes.
+         * The kernel's are these registers as read at enumeration: a quirk could rewrite them, none
+         * does for a Realtek NIC. A function whose ids only its subsystem rules out (0x1737:0x1032,
+         * 0x0001:0x8168) now has its header read before it is left alone.
+         */
         if (cached && (header[PCI_HEADER_TYPE] & 0x7f) == PCI_HEADER_TYPE_NORMAL) {
                 ids[2] = (uint16_t) (header[PCI_SUBSYSTEM_VENDOR_ID] | header[PCI_SUBSYSTEM_VENDOR_ID + 1] << 8);
                 ids[3] = (uint16_t) (header[PCI_SUBSYSTEM_ID] | header[PCI_SUBSYSTEM_ID + 1] << 8);
@@ -379,7 +385,7 @@ int nic_discover(const Sysroot *root, const SlotClaims *claims, NicList *ret) {
                 if (nics)
                         l.nics = nics;
                 if (r >= 0)
-                        r = read_one(pacc, root, name, dir.fd, dfd, ids, claim, &l.nics[l.n], NULL);
+                        r = read_one(pacc, root, name, dir.fd, dfd, ids, claim != NULL, &l.nics[l.n], NULL);
                 if (r > 0)
                         continue; /* its subsystem ids say it is not ours */
                 if (r >= 0 && claim)

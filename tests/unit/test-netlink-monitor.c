@@ -2,7 +2,8 @@
 /*
  * The link monitor against the running kernel, in a network namespace of the test's own:
  * everything queued is taken by one receive, however many batches it spans, and a message
- * another process sends to the monitor's port id (CAP_NET_ADMIN may) is dropped unread.
+ * another process sends to the monitor's port id (CAP_NET_ADMIN may) is dropped unread; a
+ * receive asked for from inside a handler is done by the one under way.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +24,8 @@ typedef struct Seen {
         bool created[2 * PAIRS];
         unsigned messages;
         bool spoofed;
+        NetlinkMonitor *nested; /* at r8tm0: create r8tn0/r8tn1 and receive from inside the handler */
+        bool inner[2];
 } Seen;
 
 static void on_link(const char *ifname, int ifindex, unsigned flags, bool removed, void *userdata) {
@@ -35,6 +38,15 @@ static void on_link(const char *ifname, int ifindex, unsigned flags, bool remove
                 s->spoofed = true;
         if (!removed && sscanf(ifname, "r8tm%u%c", &i, &end) == 1 && i < 2 * PAIRS)
                 s->created[i] = true;
+        if (!removed && sscanf(ifname, "r8tn%u%c", &i, &end) == 1 && i < 2)
+                s->inner[i] = true;
+        if (s->nested && streq(ifname, "r8tm0")) {
+                NetlinkMonitor *m = TAKE_PTR(s->nested);
+                assert_int_equal(system("ip link add r8tn0 type veth peer name r8tn1"), 0);
+                /* From inside a handler: only asks the receive under way to look again. */
+                assert_int_equal(netlink_monitor_receive(m), 0);
+                assert_false(s->inner[0] || s->inner[1]);
+        }
 }
 
 static void enter_netns(void) {
@@ -52,6 +64,8 @@ static void test_batches(void **state) {
 
         enter_netns();
         assert_int_equal(rtnl_monitor_new(on_link, &seen, &m), 0);
+        /* Room for all of it (the default would do, but a test must not depend on rmem_default). */
+        assert_int_equal(netlink_monitor_set_rcvbuf(m, 4 * 1024 * 1024, NULL), 0);
         for (int i = 0; i < PAIRS; i++)
                 snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), "link add r8tm%d type veth peer name r8tm%d\n", 2 * i,
                          2 * i + 1);
@@ -103,10 +117,26 @@ static void test_foreign_sender(void **state) {
         assert_false(seen.spoofed);
 }
 
+/* A handler whose work makes more messages, and that asks for them: the receive under way reads them. */
+static void test_nested(void **state) {
+        _cleanup_(netlink_monitor_freep) NetlinkMonitor *m = NULL;
+        Seen seen = {};
+
+        enter_netns();
+        assert_int_equal(rtnl_monitor_new(on_link, &seen, &m), 0);
+        seen.nested = m;
+        assert_int_equal(system("ip link add r8tm0 type veth peer name r8tm1"), 0);
+        assert_int_equal(netlink_monitor_receive(m), 0);
+        assert_null(seen.nested); /* the handler ran */
+        assert_true(seen.inner[0] && seen.inner[1]);
+        assert_false(m->receiving || m->again);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_batches),
                 cmocka_unit_test(test_foreign_sender),
+                cmocka_unit_test(test_nested),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
